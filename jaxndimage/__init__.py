@@ -1,0 +1,34 @@
+"""jaxndimage: ``scipy.ndimage`` with JAX kernels behind the same signatures.
+
+Swap ``from scipy import ndimage`` for ``import jaxndimage as ndimage`` and get
+the same numbers; hand it JAX arrays and every function works under
+``jax.jit``, ``jax.vmap`` and ``jax.grad``.
+"""
+
+# Linear filters (scipy.ndimage)
+from jaxndimage._filters import (
+    convolve,
+    convolve1d,
+    correlate,
+    correlate1d,
+    gaussian_filter,
+    gaussian_filter1d,
+    gaussian_gradient_magnitude,
+    gaussian_laplace,
+    generic_gradient_magnitude,
+    generic_laplace,
+    laplace,
+    prewitt,
+    sobel,
+    uniform_filter,
+    uniform_filter1d,
+)
+
+# Patch tools (skimage.util) and their inverses
+
+# Divergence of a function
+from jaxndimage._divergence import divergence, value_and_divergence
+
+__version__ = "0.1.0"
+
+__all__ = [name for name in dir() if not name.startswith("_")]

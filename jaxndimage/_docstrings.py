@@ -1,0 +1,87 @@
+"""Parameter descriptions shared by many docstrings.
+
+A docstring writes ``%(name)s`` where a shared description belongs and the
+function is decorated with :func:`docfiller`.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from typing import TypeVar
+
+__all__ = ["docfiller"]
+
+F = TypeVar("F", bound=Callable)
+
+_PARAMETERS = {
+    "input": """\
+input : array_like
+    Array to filter: numpy, JAX (also inside ``jit``/``vmap``/``grad``) or
+    any array-API array; the result is of the same kind.""",
+    "axis": """\
+axis : int, optional
+    Axis of `input` to filter along. Default is -1.""",
+    "output": """\
+output : array or dtype, optional
+    dtype of the result, or (for non-JAX input) an array to write the result
+    into, which is then returned. JAX arrays are immutable: with JAX input,
+    pass a dtype. Default: the dtype of `input`.""",
+    "mode": """\
+mode : {'reflect', 'grid-mirror', 'constant', 'grid-constant', 'nearest', \
+'mirror', 'wrap', 'grid-wrap'}, optional
+    How `input` is extended past its edges. Default is 'reflect'.
+
+    - 'reflect' / 'grid-mirror': ``d c b a | a b c d | d c b a``
+      (mirrored about the edge of the last sample).
+    - 'mirror': ``d c b | a b c d | c b a`` (mirrored about the centre of
+      the last sample).
+    - 'nearest': ``a a a | a b c d | d d d``.
+    - 'wrap' / 'grid-wrap': ``b c d | a b c d | a b c`` (periodic).
+    - 'constant' / 'grid-constant': ``k k k | a b c d | k k k`` with
+      ``k = cval``.""",
+    "mode_multiple": """\
+mode : str or sequence of str, optional
+    How `input` is extended past its edges, one of 'reflect',
+    'grid-mirror', 'constant', 'grid-constant', 'nearest', 'mirror', 'wrap',
+    'grid-wrap' (see `correlate1d`), or one mode per filtered axis.
+    Default is 'reflect'.""",
+    "cval": """\
+cval : scalar, optional
+    Value past the edges for the constant modes. Default is 0.0.""",
+    "origin": """\
+origin : int, optional
+    Shift of the filter relative to the centre of each sample; positive
+    values shift the filter to the right. Default is 0.""",
+    "origin_multiple": """\
+origin : int or sequence of int, optional
+    Shift of the filter relative to the centre of each sample, per axis;
+    positive values shift it towards higher indices. Default is 0.""",
+    "axes": """\
+axes : tuple of int or None, optional
+    Axes to filter along; None (default) means all. Per-axis sequences given
+    for other parameters then have one entry per axis in `axes`.""",
+    "extra_arguments": """\
+extra_arguments : sequence, optional
+    Extra positional arguments passed to the callable.""",
+    "extra_keywords": """\
+extra_keywords : dict, optional
+    Extra keyword arguments passed to the callable.""",
+}
+
+
+def docfiller(func: F) -> F:
+    """Substitute the shared parameter descriptions into ``func.__doc__``."""
+    doc = textwrap.dedent(func.__doc__ or "")
+    lines = []
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("%(") and stripped.endswith(")s"):
+            indent = line[: len(line) - len(line.lstrip())]
+            text = _PARAMETERS[stripped[2:-2]]
+            lines.extend(indent + part if part else part
+                         for part in text.splitlines())
+        else:
+            lines.append(line)
+    func.__doc__ = "\n".join(lines)
+    return func

@@ -1,0 +1,1198 @@
+"""Linear filters: the correlate/convolve, gaussian and uniform families.
+
+Each public function is a thin shell: it validates and normalises its
+arguments in plain Python (they are concrete), then calls one jitted kernel
+whose static arguments are only what fixes shapes or program structure (axes,
+modes, origins, radii, kernel symmetry, output dtype).  Numbers such as sigma,
+cval and weights are traced, so a new sigma with the same radius reuses the
+compiled kernel, and everything is differentiable with respect to them.
+
+Separable filters run one 1-D pass per axis and cast to the output dtype after
+every pass, as SciPy does; the passes of one call are fused into one program.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jaxndimage._casting import cast_like_c, compute_dtype
+from jaxndimage._dispatch import ndimage_function
+from jaxndimage._docstrings import docfiller
+from jaxndimage._modes import check_mode, check_modes, pad_axis
+from jaxndimage._support import (
+    check_axes,
+    as_int,
+    check_origin,
+    expand_to_ndim,
+    normalize_axis,
+    normalize_sequence,
+    output_dtype,
+)
+
+__all__ = [
+    "convolve",
+    "convolve1d",
+    "correlate",
+    "correlate1d",
+    "gaussian_filter",
+    "gaussian_filter1d",
+    "gaussian_gradient_magnitude",
+    "gaussian_laplace",
+    "generic_gradient_magnitude",
+    "generic_laplace",
+    "laplace",
+    "prewitt",
+    "sobel",
+    "uniform_filter",
+    "uniform_filter1d",
+]
+
+Array = jax.Array
+ArrayLike = Any
+
+
+# --------------------------------------------------------------------------
+# Kernels (pure JAX; everything here may be traced)
+# --------------------------------------------------------------------------
+
+def _tap(padded: Array, start: int, length: int, axis: int) -> Array:
+    return lax.slice_in_dim(padded, start, start + length, axis=axis)
+
+
+def _correlate_along(x: Array, weights: Array, cval: Any, axis: int,
+                     mode: str, origin: int, symmetry: int) -> Array:
+    """Correlate ``x`` with 1-D ``weights`` along ``axis`` (shift and add).
+
+    ``symmetry`` is +1 for a symmetric, -1 for an antisymmetric odd-sized
+    kernel (folded to halve the multiplications, as SciPy does) and 0
+    otherwise.
+    """
+    size = weights.shape[0]
+    length = x.shape[axis]
+    before = size // 2 + origin
+    padded = pad_axis(x, axis, before, size - 1 - before, mode, cval)
+    weights = weights.astype(x.dtype)
+    if symmetry:
+        half = size // 2
+        if symmetry > 0:
+            total = weights[half] * _tap(padded, half, length, axis)
+        else:
+            total = jnp.zeros_like(x)
+        for k in range(half):
+            left = _tap(padded, k, length, axis)
+            right = _tap(padded, size - 1 - k, length, axis)
+            pair = left + right if symmetry > 0 else left - right
+            total = total + weights[k] * pair
+        return total
+    total = weights[0] * _tap(padded, 0, length, axis)
+    for k in range(1, size):
+        total = total + weights[k] * _tap(padded, k, length, axis)
+    return total
+
+
+def _window_sum(x: Array, size: int, axis: int, mode: str, origin: int,
+                cval: Any) -> Array:
+    """Sum of ``size`` consecutive samples along ``axis`` by doubling.
+
+    Sums of 1, 2, 4, ... samples are built from each other and combined
+    along the binary digits of ``size``: O(log size) additions per sample,
+    with pairwise (accurate) summation.
+    """
+    length = x.shape[axis]
+    before = size // 2 + origin
+    block = pad_axis(x, axis, before, size - 1 - before, mode, cval)
+    span, offset, total = 1, 0, None
+    remaining = size
+    while remaining:
+        if remaining & 1:
+            part = _tap(block, offset, length, axis)
+            total = part if total is None else total + part
+            offset += span
+        remaining >>= 1
+        if remaining:
+            kept = block.shape[axis] - span
+            block = _tap(block, 0, kept, axis) + _tap(block, span, kept, axis)
+            span *= 2
+    return total
+
+
+def _passes(x: Array, out_dtype: np.dtype,
+            steps: Sequence[Callable[[Array], Array]]) -> Array:
+    """Run 1-D passes in turn, casting to the output dtype after each."""
+    for step in steps:
+        x = cast_like_c(step(x.astype(compute_dtype(x.dtype))), out_dtype)
+    return x
+
+
+@partial(jax.jit, static_argnames=("axes", "modes", "origins", "symmetries",
+                                   "out_dtype"))
+def _correlate_separable(x: Array, weights: tuple[Array, ...], cval: Any, *,
+                         axes: tuple[int, ...], modes: tuple[str, ...],
+                         origins: tuple[int, ...],
+                         symmetries: tuple[int, ...],
+                         out_dtype: np.dtype) -> Array:
+    steps = [partial(lambda v, w, a, m, o, s: _correlate_along(
+                 v, w, cval, a, m, o, s), w=w, a=a, m=m, o=o, s=s)
+             for w, a, m, o, s in zip(weights, axes, modes, origins,
+                                      symmetries)]
+    return _passes(x, out_dtype, steps)
+
+
+def _gaussian_kernel1d(sigma: Any, order: int, radius: int) -> Array:
+    """Correlation weights of a Gaussian (derivative) of ``order``.
+
+    The derivative is the Gaussian times a polynomial q whose coefficients
+    follow q' + q * p' with p' = -x / sigma**2, applied ``order`` times.
+    """
+    x = np.arange(-radius, radius + 1, dtype=np.float64)
+    sigma2 = sigma * sigma
+    phi = jnp.exp(-0.5 / sigma2 * x ** 2)
+    phi = phi / phi.sum()
+    if order == 0:
+        return phi
+    coefficients = [jnp.ones_like(sigma2)] + [jnp.zeros_like(sigma2)] * order
+    for _ in range(order):
+        coefficients = [
+            ((i + 1) * coefficients[i + 1] if i < order else 0.0)
+            + (coefficients[i - 1] * (-1.0 / sigma2) if i > 0 else 0.0)
+            for i in range(order + 1)
+        ]
+    polynomial = sum(c * x ** i for i, c in enumerate(coefficients))
+    return (polynomial * phi)[::-1]
+
+
+@partial(jax.jit, static_argnames=("axes", "orders", "radii", "modes",
+                                   "out_dtype"))
+def _gaussian_separable(x: Array, sigmas: tuple[Any, ...], cval: Any, *,
+                        axes: tuple[int, ...], orders: tuple[int, ...],
+                        radii: tuple[int, ...], modes: tuple[str, ...],
+                        out_dtype: np.dtype) -> Array:
+    real = np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
+    weights = tuple(_gaussian_kernel1d(jnp.asarray(s, real), o, r)
+                    for s, o, r in zip(sigmas, orders, radii))
+    symmetries = tuple(1 if o % 2 == 0 else -1 for o in orders)
+    return _correlate_separable(x, weights, cval, axes=axes, modes=modes,
+                                origins=(0,) * len(axes),
+                                symmetries=symmetries, out_dtype=out_dtype)
+
+
+@partial(jax.jit, static_argnames=("axes", "sizes", "origins", "modes",
+                                   "out_dtype"))
+def _uniform_separable(x: Array, cval: Any, *, axes: tuple[int, ...],
+                       sizes: tuple[int, ...], origins: tuple[int, ...],
+                       modes: tuple[str, ...], out_dtype: np.dtype) -> Array:
+    steps = [partial(lambda v, a, n, m, o: _window_sum(v, n, a, m, o, cval)
+                     / n, a=a, n=n, m=m, o=o)
+             for a, n, o, m in zip(axes, sizes, origins, modes)]
+    return _passes(x, out_dtype, steps)
+
+
+@partial(jax.jit, static_argnames=("mode", "origins", "out_dtype"))
+def _correlate_nd(x: Array, weights: Array, cval: Any, *, mode: str,
+                  origins: tuple[int, ...], out_dtype: np.dtype) -> Array:
+    dtype = compute_dtype(x.dtype)
+    x = x.astype(dtype)
+    weights = weights.astype(dtype)
+    if x.ndim == 0:
+        return cast_like_c(x * weights, out_dtype)
+    for axis, (size, origin) in enumerate(zip(weights.shape, origins)):
+        before = size // 2 + origin
+        x = pad_axis(x, axis, before, size - 1 - before, mode, cval)
+    result = lax.conv_general_dilated(
+        x[None, None], weights[None, None], (1,) * x.ndim, "VALID",
+        precision=lax.Precision.HIGHEST)[0, 0]
+    return cast_like_c(result, out_dtype)
+
+
+# --------------------------------------------------------------------------
+# Shared shell helpers
+# --------------------------------------------------------------------------
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+    return np.finfo(dtype).dtype if np.dtype(dtype).kind == "c" else dtype
+
+
+def _is_complex(value: Any) -> bool:
+    return jnp.iscomplexobj(value)
+
+
+def _symmetry(weights: Array) -> int:
+    """+1/-1 for a concrete odd-sized (anti)symmetric kernel, else 0."""
+    if isinstance(weights, jax.core.Tracer) or weights.shape[0] % 2 == 0:
+        return 0
+    values = np.asarray(weights)
+    if np.array_equal(values, values[::-1]):
+        return 1
+    if np.array_equal(values, -values[::-1]):
+        return -1
+    return 0
+
+
+def _check_real_cval(cval: Any) -> None:
+    if _is_complex(cval):
+        raise ValueError("cval: cannot provide a complex-valued cval when "
+                         "the input is real.")
+
+
+def _via_real_components(apply: Callable, input: Array, weights: Array | None,
+                         cval: Any, out: np.dtype) -> Array:
+    """Complex filtering as real filters of the components, as SciPy does.
+
+    ``apply(x, weights, cval, dtype)`` filters a real ``x`` with real
+    ``weights`` into ``dtype``.
+    """
+    real_out = _real_dtype(out)
+    complex_input = _is_complex(input)
+    complex_weights = weights is not None and _is_complex(weights)
+    if complex_input and complex_weights:
+        real = (apply(input.real, weights.real, jnp.real(cval), real_out)
+                - apply(input.imag, weights.imag, jnp.imag(cval),
+                        _real_dtype(input.dtype)))
+        imag = (apply(input.real, weights.imag, jnp.real(cval), real_out)
+                + apply(input.imag, weights.real, jnp.imag(cval),
+                        _real_dtype(input.dtype)))
+        real, imag = real.astype(real_out), imag.astype(real_out)
+    elif complex_input:
+        real = apply(input.real, weights, jnp.real(cval), real_out)
+        imag = apply(input.imag, weights, jnp.imag(cval), real_out)
+    else:
+        _check_real_cval(cval)
+        real = apply(input, weights.real, cval, real_out)
+        imag = apply(input, weights.imag, cval, real_out)
+    return lax.complex(real, imag).astype(out)
+
+
+def _filter_weights(weights: ArrayLike, input: Array) -> Array:
+    """Weights as a JAX array of the input's compute precision."""
+    weights = jnp.asarray(weights)
+    if not _is_complex(weights):
+        weights = weights.astype(compute_dtype(input.dtype))
+    return weights
+
+
+def _empty_result(input: Array, out: np.dtype) -> Array:
+    return jnp.zeros(input.shape, out)
+
+
+# --------------------------------------------------------------------------
+# correlate1d / convolve1d
+# --------------------------------------------------------------------------
+
+@docfiller
+@ndimage_function("input", "weights")
+def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
+                output: Any = None, mode: str = "reflect", cval: Any = 0.0,
+                origin: int = 0) -> Array:
+    """Correlate an array with 1-D weights along one axis.
+
+    Parameters
+    ----------
+    %(input)s
+    weights : array_like
+        1-D sequence of weights.
+    %(axis)s
+    %(output)s
+    %(mode)s
+    %(cval)s
+    %(origin)s
+
+    Returns
+    -------
+    result : array
+        The correlation, of the same shape as `input`.
+
+    See Also
+    --------
+    scipy.ndimage.correlate1d : the reference implementation.
+
+    Examples
+    --------
+    >>> from jaxndimage import correlate1d
+    >>> correlate1d([2, 8, 0, 4, 1, 9, 9, 0], weights=[1, 3])
+    array([ 8, 26,  8, 12,  7, 28, 36,  9])
+    """
+    input = jnp.asarray(input)
+    weights = jnp.asarray(weights)
+    if _is_complex(input) or _is_complex(weights):
+        if _is_complex(weights):
+            weights = weights.conj().astype(jnp.result_type(complex))
+        out = output_dtype(output, input.dtype, shape=input.shape,
+                           complex_output=True)
+
+        def apply(x, w, c, dtype):
+            return correlate1d(x, w, axis, dtype, mode, c, origin)
+
+        return _via_real_components(apply, input, weights, cval, out)
+
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    if weights.ndim != 1 or weights.shape[0] < 1:
+        raise RuntimeError("weights: no filter weights given (weights must "
+                           "be a non-empty 1-D sequence)")
+    axis = normalize_axis(axis, input.ndim)
+    origin = check_origin(origin, weights.shape[0])
+    check_mode(mode)
+    _check_real_cval(cval)
+    if input.size == 0:
+        return _empty_result(input, out)
+    weights = _filter_weights(weights, input)
+    return _correlate_separable(
+        input, (weights,), cval, axes=(axis,), modes=(mode,),
+        origins=(origin,), symmetries=(_symmetry(weights),), out_dtype=out)
+
+
+def _flip_origin(origin: int, size: int) -> int:
+    """The correlation origin equivalent to a convolution origin."""
+    return -origin - (0 if size & 1 else 1)
+
+
+@docfiller
+@ndimage_function("input", "weights")
+def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
+               output: Any = None, mode: str = "reflect", cval: Any = 0.0,
+               origin: int = 0) -> Array:
+    """Convolve an array with 1-D weights along one axis.
+
+    Parameters
+    ----------
+    %(input)s
+    weights : array_like
+        1-D sequence of weights.
+    %(axis)s
+    %(output)s
+    %(mode)s
+    %(cval)s
+    %(origin)s
+
+    Returns
+    -------
+    result : array
+        The convolution, of the same shape as `input`.
+
+    Examples
+    --------
+    >>> from jaxndimage import convolve1d
+    >>> convolve1d([2, 8, 0, 4, 1, 9, 9, 0], weights=[1, 3])
+    array([14, 24,  4, 13, 12, 36, 27,  0])
+    """
+    weights = jnp.asarray(weights)
+    if weights.ndim != 1 or weights.shape[0] < 1:
+        raise RuntimeError("weights: no filter weights given (weights must "
+                           "be a non-empty 1-D sequence)")
+    weights = weights[::-1]
+    if _is_complex(weights):
+        weights = weights.conj()
+    return correlate1d(input, weights, axis, output, mode, cval,
+                       _flip_origin(as_int(origin, "origin"), weights.shape[0]))
+
+
+
+# --------------------------------------------------------------------------
+# correlate / convolve
+# --------------------------------------------------------------------------
+
+def _correlate_or_convolve(input: Array, weights: Array, output: Any,
+                           mode: str, cval: Any, origin: Any,
+                           convolution: bool, axes: Any) -> Array:
+    if _is_complex(input) or _is_complex(weights):
+        if _is_complex(weights) and not convolution:
+            weights = weights.conj()
+        out = output_dtype(output, input.dtype, shape=input.shape,
+                           complex_output=True)
+
+        def apply(x, w, c, dtype):
+            return _correlate_or_convolve(x, w, dtype, mode, c, origin,
+                                          convolution, axes)
+
+        return _via_real_components(apply, input, weights, cval, out)
+
+    axes = check_axes(axes, input.ndim)
+    if len(axes) < input.ndim:
+        if weights.ndim != len(axes):
+            raise RuntimeError(f"weights.ndim ({weights.ndim}) must match "
+                               f"len(axes) ({len(axes)})")
+        weights = jnp.expand_dims(
+            weights, tuple(ax for ax in range(input.ndim) if ax not in axes))
+    origins = expand_to_ndim(
+        normalize_sequence(origin, len(axes), "origin"), axes, input.ndim, 0)
+    if len([n for n in weights.shape if n > 0]) != input.ndim:
+        raise RuntimeError(f"weights.ndim ({weights.ndim}) must match "
+                           f"len(axes) ({len(axes)})")
+    origins = [as_int(o, "origin") for o in origins]
+    if convolution:
+        weights = weights[(slice(None, None, -1),) * weights.ndim]
+        origins = [_flip_origin(o, n) for o, n in zip(origins, weights.shape)]
+    origins = tuple(check_origin(o, n) for o, n in zip(origins, weights.shape))
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    if not isinstance(mode, str):
+        raise RuntimeError("mode: a sequence of modes is not supported by "
+                           "correlate and convolve")
+    check_mode(mode)
+    _check_real_cval(cval)
+    if input.size == 0:
+        return _empty_result(input, out)
+    return _correlate_nd(input, _filter_weights(weights, input), cval,
+                         mode=mode, origins=origins, out_dtype=out)
+
+
+@docfiller
+@ndimage_function("input", "weights")
+def correlate(input: ArrayLike, weights: ArrayLike, output: Any = None,
+              mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
+              axes: Any = None) -> Array:
+    """Multidimensional correlation with a kernel of weights.
+
+    Parameters
+    ----------
+    %(input)s
+    weights : array_like
+        Kernel, with one dimension per filtered axis.
+    %(output)s
+    %(mode)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        ``sum_j input[i + j - c] * weights[j]`` at every ``i``, where ``c`` is
+        the kernel centre shifted by `origin`.
+
+    Notes
+    -----
+    The kernel is applied as one XLA convolution, so `weights` may be traced
+    (and differentiated) too.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import correlate
+    >>> image = np.arange(25).reshape(5, 5)
+    >>> cross = [[0, 1, 0], [1, 1, 1], [0, 1, 0]]
+    >>> correlate(image, cross)
+    array([[  6,  10,  15,  20,  24],
+           [ 26,  30,  35,  40,  44],
+           [ 51,  55,  60,  65,  69],
+           [ 76,  80,  85,  90,  94],
+           [ 96, 100, 105, 110, 114]])
+    """
+    return _correlate_or_convolve(jnp.asarray(input), jnp.asarray(weights),
+                                  output, mode, cval, origin, False, axes)
+
+
+@docfiller
+@ndimage_function("input", "weights")
+def convolve(input: ArrayLike, weights: ArrayLike, output: Any = None,
+             mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
+             axes: Any = None) -> Array:
+    """Multidimensional convolution with a kernel of weights.
+
+    Parameters
+    ----------
+    %(input)s
+    weights : array_like
+        Kernel, with one dimension per filtered axis.
+    %(output)s
+    %(mode)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        ``sum_j input[i + c - j] * weights[j]`` at every ``i``, where ``c`` is
+        the kernel centre shifted by `origin`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import convolve
+    >>> a = np.array([[1, 2, 0, 0],
+    ...               [5, 3, 0, 4],
+    ...               [0, 0, 0, 7],
+    ...               [9, 3, 0, 0]])
+    >>> k = np.array([[1, 1, 1], [1, 1, 0], [1, 0, 0]])
+    >>> convolve(a, k, mode='constant', cval=0.0)
+    array([[11, 10,  7,  4],
+           [10,  3, 11, 11],
+           [15, 12, 14,  7],
+           [12,  3,  7,  0]])
+    """
+    return _correlate_or_convolve(jnp.asarray(input), jnp.asarray(weights),
+                                  output, mode, cval, origin, True, axes)
+
+
+# --------------------------------------------------------------------------
+# Gaussian family
+# --------------------------------------------------------------------------
+
+def _gaussian_radius(sigma: Any, truncate: float, radius: Any) -> int:
+    if radius is None:
+        if isinstance(sigma, jax.core.Tracer):
+            raise TypeError("radius: a traced sigma needs an explicit integer "
+                            "radius, since the kernel size must be static")
+        radius = int(truncate * float(sigma) + 0.5)
+    if not isinstance(radius, numbers.Integral) or radius < 0:
+        raise ValueError(f"radius: Radius must be a nonnegative integer, "
+                         f"got {radius!r}.")
+    return int(radius)
+
+
+def _gaussian(input: Array, sigmas: Sequence, orders: Sequence, modes:
+              Sequence[str], radii: Sequence, axes: Sequence[int],
+              truncate: float, cval: Any, out: np.dtype) -> Array:
+    """Shared shell of gaussian_filter and gaussian_filter1d."""
+    passes = []
+    for axis, sigma, order, mode, radius in zip(axes, sigmas, orders, modes,
+                                                radii):
+        if not isinstance(sigma, jax.core.Tracer) and not float(sigma) > 1e-15:
+            continue
+        order = as_int(order, "order")
+        if order < 0:
+            raise ValueError("order must be non-negative")
+        passes.append((axis, sigma, order, check_mode(mode),
+                       _gaussian_radius(sigma, truncate, radius)))
+    if _is_complex(input):
+        return _via_real_components(
+            lambda x, _, c, dtype: _gaussian(x, sigmas, orders, modes, radii,
+                                             axes, truncate, c, dtype),
+            input, None, cval, out)
+    _check_real_cval(cval)
+    if input.size == 0:
+        return _empty_result(input, out)
+    if not passes:
+        return cast_like_c(input, out)
+    axes, sigmas, orders, modes, radii = zip(*passes)
+    return _gaussian_separable(input, sigmas, cval, axes=axes, orders=orders,
+                               radii=radii, modes=modes, out_dtype=out)
+
+
+@docfiller
+@ndimage_function("input")
+def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
+                      order: int = 0, output: Any = None,
+                      mode: str = "reflect", cval: Any = 0.0,
+                      truncate: float = 4.0, *, radius: Any = None) -> Array:
+    """1-D Gaussian filter (or derivative of Gaussian) along one axis.
+
+    Parameters
+    ----------
+    %(input)s
+    sigma : scalar
+        Standard deviation of the Gaussian; may be traced when `radius` is
+        given.
+    %(axis)s
+    order : int, optional
+        0 smooths; a positive order convolves with that derivative of the
+        Gaussian.
+    %(output)s
+    %(mode)s
+    %(cval)s
+    truncate : float, optional
+        Kernel radius in standard deviations, ``round(truncate * sigma)``,
+        when `radius` is None. Default is 4.0.
+    radius : None or int, optional
+        Kernel radius; the kernel has ``2 * radius + 1`` taps.
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Examples
+    --------
+    >>> from jaxndimage import gaussian_filter1d
+    >>> gaussian_filter1d([1.0, 2.0, 3.0, 4.0, 5.0], 1)
+    array([1.42704095, 2.06782203, 3.        , 3.93217797, 4.57295905])
+    """
+    input = jnp.asarray(input)
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    axis = normalize_axis(axis, input.ndim)
+    if not isinstance(sigma, jax.core.Tracer):
+        sigma = float(sigma)
+    order = as_int(order, "order")
+    if order < 0:
+        raise ValueError("order must be non-negative")
+    radius = _gaussian_radius(sigma, truncate, radius)
+    return _gaussian(input, [sigma], [order], [check_mode(mode)], [radius],
+                     [axis], truncate, cval, out)
+
+
+@docfiller
+@ndimage_function("input")
+def gaussian_filter(input: ArrayLike, sigma: Any, order: Any = 0,
+                    output: Any = None, mode: Any = "reflect",
+                    cval: Any = 0.0, truncate: float = 4.0, *,
+                    radius: Any = None, axes: Any = None) -> Array:
+    """Multidimensional Gaussian filter, one separable pass per axis.
+
+    Parameters
+    ----------
+    %(input)s
+    sigma : scalar or sequence of scalars
+        Standard deviation per axis (or one for all). Axes with
+        ``sigma <= 1e-15`` are not filtered. May be traced when `radius` is
+        given: a new sigma with the same radius does not recompile.
+    order : int or sequence of ints, optional
+        Derivative order per axis; 0 smooths.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    truncate : float, optional
+        Kernel radius in standard deviations when `radius` is None.
+        Default is 4.0.
+    radius : None, int or sequence of ints, optional
+        Kernel radius per axis; the kernel has ``2 * radius + 1`` taps.
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Notes
+    -----
+    As in SciPy, every 1-D pass is stored in the output dtype, so integer
+    outputs are truncated after each axis, not only at the end.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import gaussian_filter
+    >>> a = np.arange(50, step=2).reshape((5, 5))
+    >>> gaussian_filter(a, sigma=1)
+    array([[ 4,  6,  8,  9, 11],
+           [10, 12, 14, 15, 17],
+           [20, 22, 24, 25, 27],
+           [29, 31, 33, 34, 36],
+           [35, 37, 39, 40, 42]])
+
+    With JAX arrays it composes with JAX transformations:
+
+    >>> import jax, jax.numpy as jnp
+    >>> blur_energy = lambda x: (gaussian_filter(x, 2.0) ** 2).sum()
+    >>> jax.grad(blur_energy)(jnp.ones((8, 8))).shape
+    (8, 8)
+    """
+    input = jnp.asarray(input)
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    axes = check_axes(axes, input.ndim)
+    rank = len(axes)
+    return _gaussian(input, normalize_sequence(sigma, rank, "sigma"),
+                     normalize_sequence(order, rank, "order"),
+                     normalize_sequence(mode, rank, "mode"),
+                     normalize_sequence(radius, rank, "radius"),
+                     axes, truncate, cval, out)
+
+
+def _gaussian_derivative(order: int) -> Callable:
+    """A ``generic_laplace``/``generic_gradient_magnitude`` derivative that
+    takes the Gaussian derivative of ``order`` along one axis."""
+
+    def derivative(input, axis, output, mode, cval, sigma, **kwargs):
+        orders = [0] * input.ndim
+        orders[axis] = order
+        return gaussian_filter(input, sigma, orders, output, mode, cval,
+                               **kwargs)
+
+    return derivative
+
+
+_gaussian_second_derivative = _gaussian_derivative(2)
+_gaussian_first_derivative = _gaussian_derivative(1)
+
+
+def _sigma_per_axis(sigma: Any, axes: tuple[int, ...], ndim: int) -> list:
+    return expand_to_ndim(normalize_sequence(sigma, len(axes), "sigma"),
+                          axes, ndim, 0)
+
+
+@docfiller
+@ndimage_function("input")
+def gaussian_laplace(input: ArrayLike, sigma: Any, output: Any = None,
+                     mode: Any = "reflect", cval: Any = 0.0, *,
+                     axes: Any = None, **kwargs: Any) -> Array:
+    """Laplacian of Gaussian: the sum of second Gaussian derivatives.
+
+    Parameters
+    ----------
+    %(input)s
+    sigma : scalar or sequence of scalars
+        Standard deviation of the Gaussian per axis (or one for all).
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(axes)s
+    **kwargs
+        Passed on to `gaussian_filter` (``truncate``, ``radius``).
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import gaussian_laplace
+    >>> blob = np.zeros((7, 7)); blob[3, 3] = 1.0
+    >>> float(gaussian_laplace(blob, sigma=1.0)[3, 3]) < 0
+    True
+    """
+    input = jnp.asarray(input)
+    axes = check_axes(axes, input.ndim)
+    return generic_laplace(input, _gaussian_second_derivative, output, mode,
+                           cval, (_sigma_per_axis(sigma, axes, input.ndim),),
+                           kwargs, axes=axes)
+
+
+@docfiller
+@ndimage_function("input")
+def gaussian_gradient_magnitude(input: ArrayLike, sigma: Any,
+                                output: Any = None, mode: Any = "reflect",
+                                cval: Any = 0.0, *, axes: Any = None,
+                                **kwargs: Any) -> Array:
+    """Gradient magnitude from first Gaussian derivatives.
+
+    Parameters
+    ----------
+    %(input)s
+    sigma : scalar or sequence of scalars
+        Standard deviation of the Gaussian per axis (or one for all).
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(axes)s
+    **kwargs
+        Passed on to `gaussian_filter` (``truncate``, ``radius``).
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import gaussian_gradient_magnitude
+    >>> ramp = np.tile(np.arange(8.0), (8, 1))
+    >>> float(gaussian_gradient_magnitude(ramp, sigma=1.0)[4, 4])
+    1.0
+    """
+    input = jnp.asarray(input)
+    axes = check_axes(axes, input.ndim)
+    return generic_gradient_magnitude(
+        input, _gaussian_first_derivative, output, mode, cval,
+        (_sigma_per_axis(sigma, axes, input.ndim),), kwargs, axes=axes)
+
+
+# --------------------------------------------------------------------------
+# generic_laplace / generic_gradient_magnitude
+# --------------------------------------------------------------------------
+
+def _derivatives(derivative: Callable, input: Array, out: np.dtype,
+                 mode: Any, cval: Any, axes: tuple[int, ...],
+                 extra_arguments: Sequence, extra_keywords: dict | None
+                 ) -> list[Array]:
+    """Call a user's derivative once per axis, each result in ``out``."""
+    modes = normalize_sequence(mode, len(axes), "mode")
+    results = []
+    for axis, axis_mode in zip(axes, modes):
+        result = derivative(input, axis, out, axis_mode, cval,
+                            *extra_arguments, **(extra_keywords or {}))
+        if result is None:
+            raise TypeError(
+                "derivative: the callable must return its result; JAX "
+                "arrays cannot be filled in place through `output`")
+        results.append(jnp.asarray(result).astype(out))
+    return results
+
+
+@docfiller
+@ndimage_function("input")
+def generic_laplace(input: ArrayLike, derivative2: Callable,
+                    output: Any = None, mode: Any = "reflect",
+                    cval: Any = 0.0, extra_arguments: Sequence = (),
+                    extra_keywords: dict | None = None, *,
+                    axes: Any = None) -> Array:
+    """N-D Laplace filter from a second-derivative callable.
+
+    Parameters
+    ----------
+    %(input)s
+    derivative2 : callable
+        ``derivative2(input, axis, output, mode, cval, *extra_arguments,
+        **extra_keywords)`` returning the second derivative along `axis`.
+        It receives JAX arrays and `output` as a dtype, and must return its
+        result; built from JAX operations or jaxndimage filters it is
+        traceable, so the whole filter works under ``jit`` and ``grad``.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(extra_arguments)s
+    %(extra_keywords)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        Sum of the derivatives over `axes`, accumulated in the output dtype.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import correlate1d, generic_laplace
+    >>> def d2(input, axis, output, mode, cval):
+    ...     return correlate1d(input, [1, -2, 1], axis, output, mode, cval)
+    >>> generic_laplace(np.array([[0, 0, 0], [0, 1, 0], [0, 0, 0]]), d2)
+    array([[ 0,  1,  0],
+           [ 1, -4,  1],
+           [ 0,  1,  0]])
+    """
+    input = jnp.asarray(input)
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    axes = check_axes(axes, input.ndim)
+    if not axes:
+        return cast_like_c(input, out)
+    terms = _derivatives(derivative2, input, out, mode, cval, axes,
+                         extra_arguments, extra_keywords)
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
+
+
+def _sqrt_like_numpy(x: Array, out: np.dtype) -> Array:
+    """``np.sqrt(x, out, casting='unsafe')``: numpy's loop dtype, then cast."""
+    loop = np.sqrt(np.zeros((), out)).dtype
+    return cast_like_c(jnp.sqrt(x.astype(loop)), out)
+
+
+@docfiller
+@ndimage_function("input")
+def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
+                               output: Any = None, mode: Any = "reflect",
+                               cval: Any = 0.0,
+                               extra_arguments: Sequence = (),
+                               extra_keywords: dict | None = None, *,
+                               axes: Any = None) -> Array:
+    """Gradient magnitude from a first-derivative callable.
+
+    Parameters
+    ----------
+    %(input)s
+    derivative : callable
+        ``derivative(input, axis, output, mode, cval, *extra_arguments,
+        **extra_keywords)`` returning the derivative along `axis`; see
+        `generic_laplace` for what it receives.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(extra_arguments)s
+    %(extra_keywords)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        ``sqrt(sum of squared derivatives)``, accumulated in the output dtype.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import generic_gradient_magnitude, sobel
+    >>> def d(input, axis, output, mode, cval):
+    ...     return sobel(input, axis, output, mode, cval)
+    >>> image = np.zeros((5, 5)); image[:, 3:] = 1.0
+    >>> generic_gradient_magnitude(image, d)[2]
+    array([0., 0., 4., 4., 0.])
+    """
+    input = jnp.asarray(input)
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    axes = check_axes(axes, input.ndim)
+    if not axes:
+        return cast_like_c(input, out)
+    terms = _derivatives(derivative, input, out, mode, cval, axes,
+                         extra_arguments, extra_keywords)
+    total = terms[0] * terms[0]
+    for term in terms[1:]:
+        total = total + term * term
+    return _sqrt_like_numpy(total, out)
+
+
+# --------------------------------------------------------------------------
+# Fixed small kernels: sobel, prewitt, laplace
+# --------------------------------------------------------------------------
+
+def _derivative_and_smoothing(input: Array, axis: int, output: Any,
+                              mode: Any, cval: Any,
+                              smoothing: tuple[float, ...]) -> Array:
+    """Central difference along ``axis``, ``smoothing`` along the others."""
+    input = jnp.asarray(input)
+    axis = normalize_axis(axis, input.ndim)
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    modes = check_modes(mode, input.ndim)
+    axes = (axis,) + tuple(ax for ax in range(input.ndim) if ax != axis)
+
+    def apply(x, _, c, dtype):
+        if x.size == 0:
+            return _empty_result(x, dtype)
+        dtype_w = compute_dtype(x.dtype)
+        weights = (jnp.asarray([-1.0, 0.0, 1.0], dtype_w),) + tuple(
+            jnp.asarray(smoothing, dtype_w) for _ in axes[1:])
+        return _correlate_separable(
+            x, weights, c, axes=axes, modes=tuple(modes[a] for a in axes),
+            origins=(0,) * len(axes),
+            symmetries=(-1,) + (1,) * (len(axes) - 1), out_dtype=dtype)
+
+    if _is_complex(input):
+        return _via_real_components(apply, input, None, cval, out)
+    _check_real_cval(cval)
+    return apply(input, None, cval, out)
+
+
+@docfiller
+@ndimage_function("input")
+def sobel(input: ArrayLike, axis: int = -1, output: Any = None,
+          mode: Any = "reflect", cval: Any = 0.0) -> Array:
+    """Sobel derivative along one axis.
+
+    The central difference ``[-1, 0, 1]`` along `axis`, smoothed with
+    ``[1, 2, 1]`` along every other axis.
+
+    Parameters
+    ----------
+    %(input)s
+    %(axis)s
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import sobel
+    >>> image = np.zeros((4, 4)); image[:, 2:] = 1.0
+    >>> sobel(image, axis=1)
+    array([[0., 4., 4., 0.],
+           [0., 4., 4., 0.],
+           [0., 4., 4., 0.],
+           [0., 4., 4., 0.]])
+    """
+    return _derivative_and_smoothing(input, axis, output, mode, cval,
+                                     (1.0, 2.0, 1.0))
+
+
+@docfiller
+@ndimage_function("input")
+def prewitt(input: ArrayLike, axis: int = -1, output: Any = None,
+            mode: Any = "reflect", cval: Any = 0.0) -> Array:
+    """Prewitt derivative along one axis.
+
+    The central difference ``[-1, 0, 1]`` along `axis`, smoothed with
+    ``[1, 1, 1]`` along every other axis.
+
+    Parameters
+    ----------
+    %(input)s
+    %(axis)s
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import prewitt
+    >>> image = np.zeros((4, 4)); image[:, 2:] = 1.0
+    >>> prewitt(image, axis=1)
+    array([[0., 3., 3., 0.],
+           [0., 3., 3., 0.],
+           [0., 3., 3., 0.],
+           [0., 3., 3., 0.]])
+    """
+    return _derivative_and_smoothing(input, axis, output, mode, cval,
+                                     (1.0, 1.0, 1.0))
+
+
+def _second_difference(input, axis, output, mode, cval):
+    return correlate1d(input, [1, -2, 1], axis, output, mode, cval, 0)
+
+
+@docfiller
+@ndimage_function("input")
+def laplace(input: ArrayLike, output: Any = None, mode: Any = "reflect",
+            cval: Any = 0.0, *, axes: Any = None) -> Array:
+    """Laplace filter from second differences ``[1, -2, 1]`` per axis.
+
+    Parameters
+    ----------
+    %(input)s
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import laplace
+    >>> laplace(np.array([[0, 0, 0], [0, 1, 0], [0, 0, 0]]))
+    array([[ 0,  1,  0],
+           [ 1, -4,  1],
+           [ 0,  1,  0]])
+    """
+    return generic_laplace(input, _second_difference, output, mode, cval,
+                           axes=axes)
+
+
+# --------------------------------------------------------------------------
+# Uniform filters
+# --------------------------------------------------------------------------
+
+def _uniform(input: Array, sizes: Sequence[int], origins: Sequence[int],
+             modes: Sequence[str], axes: Sequence[int], cval: Any,
+             out: np.dtype) -> Array:
+    """Shared shell of uniform_filter and uniform_filter1d."""
+    if _is_complex(input):
+        return _via_real_components(
+            lambda x, _, c, dtype: _uniform(x, sizes, origins, modes, axes,
+                                            c, dtype),
+            input, None, cval, out)
+    _check_real_cval(cval)
+    if input.size == 0:
+        return _empty_result(input, out)
+    if not axes:
+        return cast_like_c(input, out)
+    return _uniform_separable(input, cval, axes=tuple(axes),
+                              sizes=tuple(sizes), origins=tuple(origins),
+                              modes=tuple(modes), out_dtype=out)
+
+
+def _check_uniform_origin(size: int, origin: Any) -> int:
+    origin = as_int(origin, "origin")
+    if size // 2 + origin < 0 or size // 2 + origin >= size:
+        raise ValueError(f"origin: invalid origin {origin} for a filter of "
+                         f"size {size}")
+    return origin
+
+
+@docfiller
+@ndimage_function("input")
+def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1,
+                     output: Any = None, mode: str = "reflect",
+                     cval: Any = 0.0, origin: int = 0) -> Array:
+    """Moving average of `size` samples along one axis.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int
+        Length of the window.
+    %(axis)s
+    %(output)s
+    %(mode)s
+    %(cval)s
+    %(origin)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Examples
+    --------
+    >>> from jaxndimage import uniform_filter1d
+    >>> uniform_filter1d([2, 8, 0, 4, 1, 9, 9, 0], size=3)
+    array([4, 3, 4, 1, 4, 6, 6, 3])
+    """
+    input = jnp.asarray(input)
+    axis = normalize_axis(axis, input.ndim)
+    size = as_int(size, "size")
+    if size < 1:
+        raise RuntimeError(f"size: incorrect filter size {size}")
+    out = output_dtype(output, input.dtype, shape=input.shape,
+                       complex_output=_is_complex(input))
+    origin = _check_uniform_origin(size, origin)
+    check_mode(mode)
+    return _uniform(input, [size], [origin], [mode], [axis], cval, out)
+
+
+@docfiller
+@ndimage_function("input")
+def uniform_filter(input: ArrayLike, size: Any = 3, output: Any = None,
+                   mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0,
+                   *, axes: Any = None) -> Array:
+    """Multidimensional moving average, one separable pass per axis.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int or sequence of ints, optional
+        Window length per axis (or one for all); axes with size 1 are not
+        filtered. Default is 3.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Notes
+    -----
+    Each window sum costs O(log size) additions per sample whatever the
+    size, and every 1-D pass is stored in the output dtype, as in SciPy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import uniform_filter
+    >>> uniform_filter(np.arange(9.0).reshape(3, 3), size=3, mode='nearest')
+    array([[1.33333333, 2.        , 2.66666667],
+           [3.33333333, 4.        , 4.66666667],
+           [5.33333333, 6.        , 6.66666667]])
+    """
+    input = jnp.asarray(input)
+    out = output_dtype(output, input.dtype, shape=input.shape,
+                       complex_output=_is_complex(input))
+    axes = check_axes(axes, input.ndim)
+    rank = len(axes)
+    sizes = normalize_sequence(size, rank, "size")
+    origins = normalize_sequence(origin, rank, "origin")
+    modes = normalize_sequence(mode, rank, "mode")
+    passes = []
+    for axis, size, origin, mode in zip(axes, sizes, origins, modes):
+        if size > 1:
+            size = int(size)
+            passes.append((axis, size, _check_uniform_origin(size, origin),
+                           check_mode(mode)))
+    axes, sizes, origins, modes = zip(*passes) if passes else ((),) * 4
+    return _uniform(input, sizes, origins, modes, axes, cval, out)

@@ -1,0 +1,151 @@
+"""Argument normalisation and validation, with SciPy's exceptions.
+
+Everything here runs in plain Python on concrete values, before any kernel is
+traced, so the checks cost nothing inside ``jit`` and raise the exception type
+that ``scipy.ndimage`` raises for the same input.  Messages keep SciPy's wording
+(tests match on it) and start with the name of the offending argument.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "OutputArray",
+    "as_int",
+    "check_axes",
+    "check_origin",
+    "expand_to_ndim",
+    "normalize_axis",
+    "normalize_sequence",
+    "output_dtype",
+]
+
+
+class OutputArray(NamedTuple):
+    """Stands in for an ``output=`` array inside a kernel shell.
+
+    The dispatch layer replaces a caller's output array by this record, so the
+    shell validates it exactly as SciPy does and the dispatcher writes the
+    result back afterwards.
+    """
+
+    dtype: np.dtype
+    shape: tuple[int, ...]
+
+
+def normalize_sequence(value: Any, rank: int, name: str) -> list:
+    """Repeat a scalar ``rank`` times, or check a sequence has length ``rank``.
+
+    Strings count as scalars, as in SciPy's ``_normalize_sequence``.
+    """
+    if not isinstance(value, str) and np.iterable(value):
+        values = list(value)
+        if len(values) != rank:
+            raise RuntimeError(
+                f"{name}: sequence argument must have length equal to input "
+                f"rank ({rank}), got length {len(values)}"
+            )
+        return values
+    return [value] * rank
+
+
+def normalize_axis(axis: Any, ndim: int, name: str = "axis") -> int:
+    """Return ``axis`` as a non-negative int, raising numpy's ``AxisError``."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim, name)
+    return axis % ndim
+
+
+def check_axes(axes: Any, ndim: int) -> tuple[int, ...]:
+    """Normalise ``axes`` (None, an int or an iterable of ints) like SciPy."""
+    if axes is None:
+        return tuple(range(ndim))
+    if np.isscalar(axes):
+        axes = (operator.index(axes),)
+    elif isinstance(axes, Iterable):
+        axes = tuple(operator.index(ax) for ax in axes)
+        for ax in axes:
+            if ax < -ndim or ax > ndim - 1:
+                raise ValueError(f"axes: specified axis {ax} is out of range "
+                                 f"for an array of dimension {ndim}")
+        axes = tuple(ax % ndim for ax in axes)
+    else:
+        raise ValueError(
+            "axes must be an integer, iterable of integers, or None")
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"axes must be unique, got {axes}")
+    return axes
+
+
+def expand_to_ndim(values: Sequence, axes: Sequence[int], ndim: int,
+                   fill: Any) -> list:
+    """Scatter per-axis ``values`` (one per entry of ``axes``) to all ``ndim``
+    axes, with ``fill`` for the axes that are not filtered."""
+    full = [fill] * ndim
+    for value, ax in zip(values, axes):
+        full[ax] = value
+    return full
+
+
+def as_int(value: Any, name: str) -> int:
+    """``operator.index`` with the argument's name in the error."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: {type(value).__name__!r} object cannot be "
+                        f"interpreted as an integer") from None
+
+
+def check_origin(origin: Any, size: int, name: str = "origin") -> int:
+    """Validate one filter origin for a kernel of ``size`` taps."""
+    origin = as_int(origin, name)
+    if origin < -(size // 2) or origin > (size - 1) // 2:
+        raise ValueError(
+            f"Invalid {name}; origin must satisfy -(len(weights) // 2) <= "
+            f"origin <= (len(weights)-1) // 2, got {origin} for a kernel of "
+            f"size {size}")
+    return origin
+
+
+def output_dtype(output: Any, input_dtype: np.dtype, *,
+                 shape: tuple[int, ...] | None = None,
+                 complex_output: bool = False) -> np.dtype:
+    """The dtype of the result, following SciPy's ``_get_output``.
+
+    ``output`` is None, a dtype-like (a scalar type, an ``np.dtype`` or a
+    string) or an :class:`OutputArray`.  ``shape`` is the shape the result will
+    have; an output array of another shape is a RuntimeError.
+    """
+    input_dtype = np.dtype(input_dtype)
+    if output is None:
+        if complex_output:
+            return np.promote_types(input_dtype, np.complex64)
+        return input_dtype
+    if isinstance(output, OutputArray):
+        if shape is not None and tuple(output.shape) != tuple(shape):
+            raise RuntimeError(
+                f"output shape not correct: got {tuple(output.shape)}, "
+                f"expected {tuple(shape)}")
+        if complex_output and output.dtype.kind != "c":
+            raise RuntimeError("output must have complex dtype")
+        return np.dtype(output.dtype)
+    if isinstance(output, str):
+        dtype = np.dtype(output)
+        if complex_output and dtype.kind != "c":
+            raise RuntimeError("output must have complex dtype")
+        if not issubclass(dtype.type, np.number):
+            raise RuntimeError("output must have numeric dtype")
+        return dtype
+    dtype = np.dtype(output)
+    if complex_output and dtype.kind != "c":
+        warnings.warn("promoting specified output dtype to complex",
+                      UserWarning, stacklevel=4)
+        dtype = np.promote_types(dtype, np.complex64)
+    return dtype
