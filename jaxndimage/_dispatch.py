@@ -37,7 +37,8 @@ def is_jax_array(value: Any) -> bool:
 
 
 def _is_array(value: Any) -> bool:
-    return hasattr(value, "shape") and hasattr(value, "dtype")
+    return (not isinstance(value, type | np.dtype | str)
+            and hasattr(value, "shape") and hasattr(value, "dtype"))
 
 
 def _as_numpy(value: Any) -> np.ndarray:
@@ -164,7 +165,7 @@ def ndimage_function(*array_params: str, reject_float16: bool = True
             output = arguments.get("output") if has_output else None
 
             if any(is_jax_array(value) for value in arrays):
-                if output is not None and _is_array(output):
+                if _is_array(output) and not isinstance(output, OutputArray):
                     raise TypeError(
                         "output: JAX arrays are immutable, so an output array "
                         "cannot be written in place; pass a dtype instead "

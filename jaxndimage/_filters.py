@@ -126,10 +126,15 @@ def _window_sum(x: Array, size: int, axis: int, mode: str, origin: int,
 
 def _passes(x: Array, out_dtype: np.dtype,
             steps: Sequence[Callable[[Array], Array]]) -> Array:
-    """Run 1-D passes in turn, casting to the output dtype after each."""
+    """Run 1-D passes in turn, casting to the output dtype after each.
+
+    SciPy stores a C-cast byte in a bool output, so an intermediate bool
+    pass keeps that byte (not 0/1) for the next pass to read.
+    """
+    store = np.dtype(np.uint8) if out_dtype == np.bool_ else out_dtype
     for step in steps:
-        x = cast_like_c(step(x.astype(compute_dtype(x.dtype))), out_dtype)
-    return x
+        x = cast_like_c(step(x.astype(compute_dtype(x.dtype))), store)
+    return x.astype(out_dtype)
 
 
 @partial(jax.jit, static_argnames=("axes", "modes", "origins", "symmetries",

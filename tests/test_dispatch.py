@@ -1,0 +1,186 @@
+"""Dispatch: what goes in comes out, output=, layouts, and no side effects."""
+
+import array_api_strict
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.ndimage as sp
+
+import jaxndimage as jn
+
+
+def test_numpy_in_numpy_out_writeable_and_independent(rng):
+    image = rng.random((16, 12))
+    before = image.copy()
+    result = jn.gaussian_filter(image, 1.5)
+    assert type(result) is np.ndarray
+    assert result.flags.writeable
+    np.testing.assert_array_equal(image, before)
+    result[...] = -1.0
+    np.testing.assert_array_equal(image, before)
+
+
+def test_identity_result_does_not_alias_input(rng):
+    # sigma 0 filters nothing: the result must still be a separate array.
+    image = rng.random((8, 8))
+    result = jn.gaussian_filter(image, 0)
+    np.testing.assert_array_equal(result, image)
+    result[0, 0] = 99.0
+    assert image[0, 0] != 99.0
+
+
+def test_lists_are_accepted_like_scipy():
+    result = jn.correlate1d([2, 8, 0, 4, 1, 9, 9, 0], [1, 3])
+    expected = sp.correlate1d([2, 8, 0, 4, 1, 9, 9, 0], [1, 3])
+    assert result.dtype == expected.dtype
+    np.testing.assert_array_equal(result, expected)
+
+
+def test_jax_in_jax_out_stays_on_device(rng):
+    image = jnp.asarray(rng.random((16, 16)), dtype=jnp.float32)
+    result = jn.gaussian_filter(image, 2.0)
+    assert isinstance(result, jax.Array)
+    assert result.dtype == jnp.float32
+    assert result.devices() == image.devices()
+
+
+def test_array_api_strict_in_and_out(rng):
+    data = rng.random((10, 9))
+    image = array_api_strict.asarray(data)
+    result = jn.uniform_filter(image, 3)
+    assert isinstance(result, type(image))
+    np.testing.assert_allclose(np.asarray(result), sp.uniform_filter(data, 3))
+
+
+def test_global_x64_flag_is_untouched(rng):
+    assert not jax.config.jax_enable_x64
+    result = jn.gaussian_filter(rng.random((8, 8)), 1.0)
+    assert result.dtype == np.float64
+    assert not jax.config.jax_enable_x64
+    assert jnp.asarray(1.0).dtype == jnp.float32
+
+
+def test_float64_numpy_keeps_float64_precision(rng):
+    image = rng.random((32, 32)) * 1e3
+    np.testing.assert_allclose(jn.gaussian_filter(image, 2.0),
+                               sp.gaussian_filter(image, 2.0),
+                               rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("output", [np.float32, "float32", np.dtype("int16")])
+def test_output_dtype(rng, output):
+    image = rng.random((9, 9)) * 100
+    result = jn.uniform_filter(image, 3, output=output)
+    expected = sp.uniform_filter(image, 3, output=output)
+    assert result.dtype == expected.dtype
+    np.testing.assert_allclose(result, expected, rtol=1e-6)
+
+
+def test_output_array_is_written_and_returned(rng):
+    image = rng.random((9, 7))
+    out = np.zeros((9, 7), np.float32)
+    returned = jn.gaussian_filter(image, 1.0, output=out)
+    assert returned is out
+    np.testing.assert_allclose(out, sp.gaussian_filter(image, 1.0),
+                               rtol=1e-6)
+
+
+def test_output_array_of_wrong_shape_is_runtime_error(rng):
+    with pytest.raises(RuntimeError, match="output shape"):
+        jn.gaussian_filter(rng.random((9, 7)), 1.0, output=np.zeros((7, 9)))
+
+
+def test_output_array_for_jax_input_is_type_error():
+    with pytest.raises(TypeError, match="immutable"):
+        jn.gaussian_filter(jnp.ones((4, 4)), 1.0, output=jnp.zeros((4, 4)))
+
+
+def test_output_dtype_for_jax_input():
+    result = jn.sobel(jnp.arange(16.0).reshape(4, 4), output=jnp.int32)
+    assert result.dtype == jnp.int32
+
+
+def test_output_array_array_api_strict(rng):
+    data = rng.random((6, 5))
+    out = array_api_strict.zeros((6, 5), dtype=array_api_strict.float64)
+    returned = jn.laplace(array_api_strict.asarray(data), output=out)
+    assert returned is out
+    np.testing.assert_allclose(np.asarray(out), sp.laplace(data))
+
+
+def _layouts(rng):
+    base = rng.random((12, 10)) * 50
+    yield "C", base
+    yield "F", np.asfortranarray(base)
+    yield "negative strides", base[::-1, ::-2]
+    yield "non-contiguous", base[1::2, 2:]
+    yield "big-endian", base.astype(">f8")
+    yield "big-endian int", (base * 3).astype(">i4")
+    yield "transposed", base.T
+
+
+@pytest.mark.parametrize("name", ["C", "F", "negative strides",
+                                  "non-contiguous", "big-endian",
+                                  "big-endian int", "transposed"])
+def test_memory_layouts_match_scipy(rng, name):
+    image = dict(_layouts(rng))[name]
+    before = image.copy()
+    for ours, theirs, args in [(jn.gaussian_filter, sp.gaussian_filter, (1.3,)),
+                               (jn.correlate, sp.correlate,
+                                (np.arange(6.0).reshape(2, 3),)),
+                               (jn.uniform_filter1d, sp.uniform_filter1d, (4,))]:
+        result, expected = ours(image, *args), theirs(image, *args)
+        assert result.dtype == expected.dtype
+        np.testing.assert_allclose(result, expected, rtol=1e-12)
+    np.testing.assert_array_equal(image, before)
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (0, 5), (1,), (1, 1), (5, 1)])
+def test_edge_shapes(shape):
+    image = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    for ours, theirs in [(jn.gaussian_filter, sp.gaussian_filter),
+                         (jn.uniform_filter, sp.uniform_filter)]:
+        result = ours(image, 1.0 if ours is jn.gaussian_filter else 3)
+        expected = theirs(image, 1.0 if ours is jn.gaussian_filter else 3)
+        assert result.shape == expected.shape
+        assert result.dtype == expected.dtype
+        np.testing.assert_allclose(result, expected)
+
+
+def test_kernel_wider_than_array():
+    image = np.array([1.0, 5.0, 2.0])
+    weights = np.arange(1.0, 12.0)
+    for mode in ["reflect", "mirror", "wrap", "nearest", "constant"]:
+        np.testing.assert_allclose(
+            jn.correlate1d(image, weights, mode=mode, cval=1.5),
+            sp.correlate1d(image, weights, mode=mode, cval=1.5))
+
+
+def test_numpy_float16_is_rejected_like_scipy():
+    with pytest.raises(RuntimeError, match="float16"):
+        jn.gaussian_filter(np.ones(4, np.float16), 1.0)
+
+
+def test_jax_float16_is_computed_in_float32():
+    image = jnp.linspace(0, 1, 16, dtype=jnp.float16)
+    result = jn.gaussian_filter(image, 1.0)
+    assert result.dtype == jnp.float16
+    expected = sp.gaussian_filter(np.asarray(image, np.float64), 1.0)
+    np.testing.assert_allclose(np.asarray(result, np.float64), expected,
+                               atol=2e-3)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16,
+                                   np.int32, np.uint32, np.int64, np.uint64,
+                                   np.bool_])
+def test_integer_outputs_follow_scipy_casting(dtype):
+    # Negative and out-of-range intermediate values wrap exactly as SciPy's C.
+    image = np.array([[3, 250, 7, 0], [100, 1, 255, 9]], dtype=np.uint8)
+    for func, args in [("sobel", (0,)), ("laplace", ()),
+                       ("gaussian_filter", (1.0,)),
+                       ("correlate1d", ([-1.5, 4.0, -2.0],))]:
+        result = getattr(jn, func)(image, *args, output=dtype)
+        expected = getattr(sp, func)(image, *args, output=dtype)
+        assert result.dtype == expected.dtype
+        np.testing.assert_array_equal(result, expected, err_msg=func)
