@@ -24,7 +24,26 @@ from jaxndimage._filters import (
     uniform_filter1d,
 )
 
+# Rank filters (scipy.ndimage)
+from jaxndimage._rank import (
+    maximum_filter,
+    maximum_filter1d,
+    median_filter,
+    minimum_filter,
+    minimum_filter1d,
+    percentile_filter,
+    rank_filter,
+)
+
 # Patch tools (skimage.util) and their inverses
+from jaxndimage._blocks import (
+    montage,
+    unmontage,
+    unview_as_blocks,
+    unview_as_windows,
+    view_as_blocks,
+    view_as_windows,
+)
 
 # Divergence of a function
 from jaxndimage._divergence import divergence, value_and_divergence

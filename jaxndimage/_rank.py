@@ -1,0 +1,813 @@
+"""Rank filters: minimum, maximum, median, rank and percentile.
+
+Every kernel works on the input dtype itself: comparisons are exact for every
+integer width, and no value takes a round trip through float.
+
+* Rectangular minimum/maximum filters are separable: one 1-D pass per axis,
+  each a sliding extreme built by doubling (extremes of 1, 2, 4, ... samples,
+  then one overlapping pair), so a window of ``n`` samples costs
+  ``ceil(log2 n)`` comparisons per sample whatever ``n``.
+* Other footprints are split into runs of consecutive samples along the last
+  axis; each distinct run length is one sliding extreme, and the runs are
+  combined by shifted slices.
+* Rank, median and percentile filters gather the footprint's taps and select
+  with a comparator network (Batcher's odd-even merge sort, pruned to the
+  comparators the wanted rank depends on): a fixed, branch-free sequence of
+  minimum/maximum operations that XLA fuses into one loop.  Very large
+  footprints sort the stacked taps instead.
+
+As in SciPy, the result for windows holding NaN is not specified; these
+kernels propagate NaN through minimum and maximum.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Iterable, Sequence
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jaxndimage._casting import cast_like_c, compute_dtype
+from jaxndimage._dispatch import ndimage_function
+from jaxndimage._docstrings import docfiller
+from jaxndimage._modes import FILTER_EXTENSION, check_mode, pad_axis
+from jaxndimage._support import (
+    as_int,
+    check_axes,
+    expand_to_ndim,
+    normalize_axis,
+    normalize_sequence,
+    output_dtype,
+)
+
+__all__ = [
+    "maximum_filter",
+    "maximum_filter1d",
+    "median_filter",
+    "minimum_filter",
+    "minimum_filter1d",
+    "percentile_filter",
+    "rank_filter",
+]
+
+Array = jax.Array
+ArrayLike = Any
+
+#: Footprints with more taps than this are ranked by sorting, not a network.
+NETWORK_MAX_TAPS = 64
+
+
+# --------------------------------------------------------------------------
+# Footprints as static jit arguments
+# --------------------------------------------------------------------------
+
+class Pattern(tuple):
+    """A boolean footprint as a hashable ``(shape, packed bits)`` pair."""
+
+    @classmethod
+    def of(cls, footprint: np.ndarray) -> Pattern:
+        footprint = np.asarray(footprint, dtype=bool)
+        return cls((footprint.shape, np.packbits(footprint).tobytes()))
+
+    @property
+    def array(self) -> np.ndarray:
+        shape, bits = self
+        count = int(np.prod(shape))
+        unpacked = np.unpackbits(np.frombuffer(bits, np.uint8), count=count)
+        return unpacked.astype(bool).reshape(shape)
+
+
+# --------------------------------------------------------------------------
+# Kernels (pure JAX; everything here may be traced)
+# --------------------------------------------------------------------------
+
+def _tap(x: Array, start: int, length: int, axis: int) -> Array:
+    return lax.slice_in_dim(x, start, start + length, axis=axis)
+
+
+def _combine(minimum: bool):
+    return jnp.minimum if minimum else jnp.maximum
+
+
+def sliding_extreme(x: Array, size: int, axis: int, minimum: bool) -> Array:
+    """Minimum or maximum of every ``size`` consecutive samples along ``axis``.
+
+    The result has ``x.shape[axis] - size + 1`` samples ('valid' windows).
+    Extremes of 1, 2, 4, ... samples are built from each other; a window
+    of ``size`` is then the extreme of two overlapping power-of-two windows.
+    """
+    op = _combine(minimum)
+    length = x.shape[axis] - size + 1
+    block, span = x, 1
+    while 2 * span <= size:
+        kept = block.shape[axis] - span
+        block = op(_tap(block, 0, kept, axis), _tap(block, span, kept, axis))
+        span *= 2
+    if span == size:
+        return _tap(block, 0, length, axis)
+    return op(_tap(block, 0, length, axis),
+              _tap(block, size - span, length, axis))
+
+
+def pad_for_footprint(x: Array, shape: Sequence[int], origins: Sequence[int],
+                      modes: Sequence[str], cval: Any) -> Array:
+    """Pad every axis so that window ``j`` of sample ``i`` starts at ``i``."""
+    for axis, (size, origin, mode) in enumerate(zip(shape, origins, modes)):
+        before = size // 2 + origin
+        x = pad_axis(x, axis, before, size - 1 - before, mode, cval)
+    return x
+
+
+def footprint_taps(padded: Array, footprint: np.ndarray,
+                   shape: Sequence[int]) -> list[Array]:
+    """The shifted views of ``padded`` for each True of ``footprint``, in C
+    order (the order SciPy hands window values to a callable)."""
+    return [lax.slice(padded, offset, tuple(o + n for o, n in
+                                            zip(offset, shape)))
+            for offset in zip(*np.nonzero(footprint))]
+
+
+def _runs(row: np.ndarray) -> list[tuple[int, int]]:
+    """(start, length) of each run of True in a 1-D boolean row."""
+    edges = np.diff(np.concatenate([[0], row.astype(np.int8), [0]]))
+    starts = np.flatnonzero(edges == 1)
+    stops = np.flatnonzero(edges == -1)
+    return [(int(a), int(b - a)) for a, b in zip(starts, stops)]
+
+
+def _footprint_extreme(padded: Array, footprint: np.ndarray,
+                       shape: Sequence[int], minimum: bool) -> Array:
+    """Extreme over an arbitrary footprint, one sliding extreme per distinct
+    run length along the last axis."""
+    op = _combine(minimum)
+    last = padded.ndim - 1
+    rows = footprint.reshape(-1, footprint.shape[-1])
+    leading = np.array(np.unravel_index(np.arange(rows.shape[0]),
+                                        footprint.shape[:-1])).T
+    sliding = {}
+    result = None
+    for lead, row in zip(leading, rows):
+        for start, length in _runs(row):
+            if length not in sliding:
+                sliding[length] = sliding_extreme(padded, length, last,
+                                                  minimum)
+            source = sliding[length]
+            begin = tuple(int(v) for v in lead) + (start,)
+            part = lax.slice(source, begin,
+                             tuple(b + n for b, n in zip(begin, shape)))
+            result = part if result is None else op(result, part)
+    return result
+
+
+@partial(jax.jit, static_argnames=("axes", "sizes", "origins", "modes",
+                                   "minimum", "dtypes", "out_dtype"))
+def _extreme_separable(x: Array, cval: Any, *, axes: tuple[int, ...],
+                       sizes: tuple[int, ...], origins: tuple[int, ...],
+                       modes: tuple[str, ...], minimum: bool,
+                       dtypes: tuple[np.dtype, ...],
+                       out_dtype: np.dtype) -> Array:
+    # Each pass is stored in the output dtype, as SciPy chains its 1-D
+    # passes through the output array.
+    for axis, size, origin, mode, dtype in zip(axes, sizes, origins, modes,
+                                               dtypes):
+        x = x.astype(dtype)
+        before = size // 2 + origin
+        padded = pad_axis(x, axis, before, size - 1 - before, mode,
+                          jnp.asarray(cval).astype(dtype))
+        x = cast_like_c(sliding_extreme(padded, size, axis, minimum),
+                        out_dtype)
+    return x
+
+
+@partial(jax.jit, static_argnames=("pattern", "origins", "mode", "minimum",
+                                   "out_dtype"))
+def _extreme_footprint(x: Array, structure: Array | None, cval: Any, *,
+                       pattern: Pattern, origins: tuple[int, ...], mode: str,
+                       minimum: bool, out_dtype: np.dtype) -> Array:
+    footprint = pattern.array
+    padded = pad_for_footprint(x, footprint.shape, origins,
+                               (mode,) * x.ndim, cval)
+    if structure is None:
+        result = _footprint_extreme(padded, footprint, x.shape, minimum)
+    else:
+        op = _combine(minimum)
+        weights = structure[footprint]
+        compute = compute_dtype(np.float64)
+        result = None
+        for k, tap in enumerate(footprint_taps(padded, footprint, x.shape)):
+            value = tap.astype(compute) + weights[k].astype(compute)
+            result = value if result is None else op(result, value)
+    return cast_like_c(result, out_dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def selection_network(n: int, rank: int) -> tuple[tuple[int, int], ...]:
+    """Comparators ``(i, j)``, ``i < j``, that leave the ``rank``-th smallest
+    of ``n`` wires on wire ``rank``.
+
+    Batcher's odd-even merge sort for the next power of two, without the
+    comparators that touch the (conceptually +inf) padding wires, pruned
+    backwards to those that the wanted wire depends on.
+    """
+    size = 1
+    while size < n:
+        size *= 2
+    network = []
+    p = 1
+    while p < size:
+        k = p
+        while k >= 1:
+            for j in range(k % p, size - k, 2 * k):
+                for i in range(min(k, size - j - k)):
+                    a, b = i + j, i + j + k
+                    if a // (2 * p) == b // (2 * p) and b < n:
+                        network.append((a, b))
+            k //= 2
+        p *= 2
+    needed = {rank}
+    kept = []
+    for a, b in reversed(network):
+        if a in needed or b in needed:
+            kept.append((a, b))
+            needed.update((a, b))
+    return tuple(reversed(kept))
+
+
+def select_rank(taps: list[Array], rank: int) -> Array:
+    """The ``rank``-th smallest of the arrays ``taps``, elementwise."""
+    n = len(taps)
+    if n > NETWORK_MAX_TAPS:
+        return jnp.sort(jnp.stack(taps, axis=-1), axis=-1)[..., rank]
+    wires = list(taps)
+    for a, b in selection_network(n, rank):
+        wires[a], wires[b] = (jnp.minimum(wires[a], wires[b]),
+                              jnp.maximum(wires[a], wires[b]))
+    return wires[rank]
+
+
+@partial(jax.jit, static_argnames=("pattern", "rank", "origins", "mode",
+                                   "out_dtype"))
+def _rank_footprint(x: Array, cval: Any, *, pattern: Pattern, rank: int,
+                    origins: tuple[int, ...], mode: str,
+                    out_dtype: np.dtype) -> Array:
+    footprint = pattern.array
+    cval = cast_like_c(jnp.asarray(cval), x.dtype)
+    padded = pad_for_footprint(x, footprint.shape, origins,
+                               (mode,) * x.ndim, cval)
+    taps = footprint_taps(padded, footprint, x.shape)
+    return cast_like_c(select_rank(taps, rank), out_dtype)
+
+
+# --------------------------------------------------------------------------
+# Shell helpers
+# --------------------------------------------------------------------------
+
+def _check_real(input: Array) -> None:
+    if jnp.iscomplexobj(input):
+        raise TypeError("Complex type not supported")
+
+
+def _check_filter_origin(origin: Any, size: int) -> int:
+    origin = as_int(origin, "origin")
+    if size // 2 + origin < 0 or size // 2 + origin >= size:
+        raise ValueError(f"invalid origin: origin={origin} for a filter of "
+                         f"size {size}")
+    return origin
+
+
+def _extreme_dtype(dtype: np.dtype, cval: Any, modes: Iterable[str]
+                   ) -> np.dtype:
+    """The dtype a min/max pass over ``dtype`` data computes in: ``dtype``
+    itself, unless a constant mode pads integers with a value they cannot
+    hold (SciPy keeps that value in double precision)."""
+    dtype = np.dtype(dtype)
+    if (dtype.kind not in "biu" or isinstance(cval, jax.core.Tracer)
+            or not any(FILTER_EXTENSION[m] == "constant" for m in modes)):
+        return dtype
+    value = np.asarray(cval)
+    if value.dtype.kind in "biuf" and np.isfinite(value):
+        if value.dtype.kind != "f" or float(value).is_integer():
+            low, high = ((0, 1) if dtype.kind == "b" else
+                         (np.iinfo(dtype).min, np.iinfo(dtype).max))
+            if low <= int(value) <= high:
+                return dtype
+    return compute_dtype(dtype)
+
+
+def _warn_size_ignored(size: Any, footprint: Any) -> None:
+    if size is not None and footprint is not None:
+        warnings.warn("ignoring size because footprint is set", UserWarning,
+                      stacklevel=4)
+
+
+def expand_footprint(footprint: np.ndarray, axes: Sequence[int], ndim: int,
+                     name: str = "footprint") -> np.ndarray:
+    """Insert length-1 axes for the axes that are not filtered."""
+    if len(axes) < ndim:
+        if footprint.ndim != len(axes):
+            raise RuntimeError(f"{name}.ndim ({footprint.ndim}) must match "
+                               f"len(axes) ({len(axes)})")
+        footprint = np.expand_dims(
+            footprint, tuple(ax for ax in range(ndim) if ax not in axes))
+    return footprint
+
+
+def check_footprint_origins(footprint: np.ndarray, origin: Any,
+                            axes: Sequence[int], ndim: int) -> tuple[int, ...]:
+    """Validate a footprint against the input and expand the origins."""
+    origins = expand_to_ndim(normalize_sequence(origin, len(axes), "origin"),
+                             axes, ndim, 0)
+    shape = [n for n in footprint.shape if n > 0]
+    if len(shape) != ndim:
+        raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match "
+                           f"len(axes) ({len(axes)})")
+    return tuple(_check_filter_origin(o, n) for o, n in zip(origins, shape))
+
+
+def _is_mode_sequence(mode: Any) -> bool:
+    return not isinstance(mode, str) and isinstance(mode, Iterable)
+
+
+# --------------------------------------------------------------------------
+# minimum / maximum
+# --------------------------------------------------------------------------
+
+def _extreme_separable_shell(input: Array, sizes, origins, modes, axes,
+                             cval: Any, out: np.dtype, minimum: bool) -> Array:
+    passes = []
+    for axis, size, origin, mode in zip(axes, sizes, origins, modes):
+        if size > 1:
+            size = int(size)
+            passes.append((axis, size, _check_filter_origin(origin, size),
+                           check_mode(mode)))
+    if input.size == 0:
+        return jnp.zeros(input.shape, out)
+    if not passes:
+        return cast_like_c(input, out)
+    axes, sizes, origins, modes = (tuple(v) for v in zip(*passes))
+    dtypes = tuple(_extreme_dtype(input.dtype if k == 0 else out, cval,
+                                  modes[k:k + 1])
+                   for k in range(len(axes)))
+    return _extreme_separable(
+        input, cval, axes=axes, sizes=sizes, origins=origins, modes=modes,
+        minimum=minimum, dtypes=dtypes, out_dtype=out)
+
+
+def _extreme_filter1d(input: ArrayLike, size: Any, axis: int, output: Any,
+                      mode: str, cval: Any, origin: int,
+                      minimum: bool) -> Array:
+    input = jnp.asarray(input)
+    _check_real(input)
+    axis = normalize_axis(axis, input.ndim)
+    if size < 1:
+        raise RuntimeError(f"size: incorrect filter size {size}")
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    origin = _check_filter_origin(origin, int(size))
+    check_mode(mode)
+    if input.size == 0:
+        return jnp.zeros(input.shape, out)
+    if int(size) == 1:
+        return cast_like_c(input, out)
+    return _extreme_separable_shell(input, [size], [origin], [mode], [axis],
+                                    cval, out, minimum)
+
+
+def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
+                       structure: Any, output: Any, mode: Any, cval: Any,
+                       origin: Any, minimum: bool, axes: Any) -> Array:
+    _warn_size_ignored(size, footprint)
+    if structure is None:
+        if footprint is None:
+            if size is None:
+                raise RuntimeError("no footprint provided")
+            separable = True
+        else:
+            footprint = np.asarray(footprint, dtype=bool)
+            if not footprint.any():
+                raise ValueError("All-zero footprint is not supported.")
+            if footprint.all():
+                size = footprint.shape
+                footprint = None
+                separable = True
+            else:
+                separable = False
+    else:
+        structure = jnp.asarray(structure)
+        separable = False
+        if footprint is None:
+            footprint = np.ones(structure.shape, bool)
+        else:
+            footprint = np.asarray(footprint, dtype=bool)
+    input = jnp.asarray(input)
+    _check_real(input)
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    axes = check_axes(axes, input.ndim)
+    if separable:
+        rank = len(axes)
+        return _extreme_separable_shell(
+            input, normalize_sequence(size, rank, "size"),
+            normalize_sequence(origin, rank, "origin"),
+            normalize_sequence(mode, rank, "mode"), axes, cval, out, minimum)
+
+    footprint = expand_footprint(footprint, axes, input.ndim)
+    origins = check_footprint_origins(footprint, origin, axes, input.ndim)
+    if structure is not None:
+        if structure.ndim != len(axes):
+            raise RuntimeError("structure array has incorrect shape")
+        if len(axes) != input.ndim:
+            structure = jnp.expand_dims(structure, tuple(
+                ax for ax in range(input.ndim) if ax not in axes))
+        structure = structure.astype(compute_dtype(np.float64))
+    if _is_mode_sequence(mode):
+        raise RuntimeError("A sequence of modes is not supported for "
+                           "non-separable footprints")
+    check_mode(mode)
+    if input.size == 0:
+        return jnp.zeros(input.shape, out)
+    # SciPy casts cval to the input type for non-separable footprints.
+    cval = cast_like_c(jnp.asarray(cval), input.dtype)
+    return _extreme_footprint(input, structure, cval,
+                              pattern=Pattern.of(footprint), origins=origins,
+                              mode=mode, minimum=minimum, out_dtype=out)
+
+
+_SIZE_FOOT = """\
+size : int or sequence of int, optional
+    Shape of a rectangular window (one size per filtered axis, or one for
+    all). Ignored, with a warning, when `footprint` is given.
+footprint : array_like of bool, optional
+    The window as a boolean mask over its bounding box; only the True
+    samples take part. Either `size` or `footprint` must be given."""
+
+
+def _fill_size_foot(func):
+    func.__doc__ = func.__doc__.replace("%(size_foot)s", _SIZE_FOOT.replace(
+        "\n", "\n    "))
+    return func
+
+
+@docfiller
+@ndimage_function("input")
+def minimum_filter1d(input: ArrayLike, size: int, axis: int = -1,
+                     output: Any = None, mode: str = "reflect",
+                     cval: Any = 0.0, origin: int = 0) -> Array:
+    """Minimum of `size` consecutive samples along one axis.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int
+        Length of the window.
+    %(axis)s
+    %(output)s
+    %(mode)s
+    %(cval)s
+    %(origin)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Notes
+    -----
+    ``ceil(log2(size))`` comparisons per sample, exact for every dtype.
+
+    Examples
+    --------
+    >>> from jaxndimage import minimum_filter1d
+    >>> minimum_filter1d([2, 8, 0, 4, 1, 9, 9, 0], size=3)
+    array([2, 0, 0, 0, 1, 1, 0, 0])
+    """
+    return _extreme_filter1d(input, size, axis, output, mode, cval, origin,
+                             True)
+
+
+@docfiller
+@ndimage_function("input")
+def maximum_filter1d(input: ArrayLike, size: int, axis: int = -1,
+                     output: Any = None, mode: str = "reflect",
+                     cval: Any = 0.0, origin: int = 0) -> Array:
+    """Maximum of `size` consecutive samples along one axis.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int
+        Length of the window.
+    %(axis)s
+    %(output)s
+    %(mode)s
+    %(cval)s
+    %(origin)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Notes
+    -----
+    ``ceil(log2(size))`` comparisons per sample, exact for every dtype.
+
+    Examples
+    --------
+    >>> from jaxndimage import maximum_filter1d
+    >>> maximum_filter1d([2, 8, 0, 4, 1, 9, 9, 0], size=3)
+    array([8, 8, 8, 4, 9, 9, 9, 9])
+    """
+    return _extreme_filter1d(input, size, axis, output, mode, cval, origin,
+                             False)
+
+
+@docfiller
+@_fill_size_foot
+@ndimage_function("input", "footprint")
+def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
+                   output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
+                   origin: Any = 0, *, axes: Any = None) -> Array:
+    """Multidimensional minimum filter.
+
+    Parameters
+    ----------
+    %(input)s
+    %(size_foot)s
+    %(output)s
+    %(mode_multiple)s
+        A sequence of modes needs a rectangular window.
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Notes
+    -----
+    Rectangular windows are separable (one 1-D pass per axis); other
+    footprints are decomposed into runs along the last axis. The result for
+    windows holding NaN is not specified (NaN propagates here).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import minimum_filter
+    >>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
+    >>> minimum_filter(a, size=2)
+    array([[5, 3, 3],
+           [1, 1, 3],
+           [1, 1, 2]])
+    >>> minimum_filter(a, footprint=[[0, 1], [1, 0]], mode='nearest')
+    array([[5, 3, 3],
+           [1, 3, 4],
+           [1, 2, 2]])
+    """
+    return _min_or_max_filter(input, size, footprint, None, output, mode,
+                              cval, origin, True, axes)
+
+
+@docfiller
+@_fill_size_foot
+@ndimage_function("input", "footprint")
+def maximum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
+                   output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
+                   origin: Any = 0, *, axes: Any = None) -> Array:
+    """Multidimensional maximum filter.
+
+    Parameters
+    ----------
+    %(input)s
+    %(size_foot)s
+    %(output)s
+    %(mode_multiple)s
+        A sequence of modes needs a rectangular window.
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Notes
+    -----
+    Rectangular windows are separable (one 1-D pass per axis, each
+    ``ceil(log2(size))`` comparisons per sample); other footprints are
+    decomposed into runs along the last axis. The result for windows holding
+    NaN is not specified (NaN propagates here).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import maximum_filter
+    >>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
+    >>> maximum_filter(a, size=2)
+    array([[5, 5, 8],
+           [5, 9, 9],
+           [7, 9, 9]])
+    """
+    return _min_or_max_filter(input, size, footprint, None, output, mode,
+                              cval, origin, False, axes)
+
+
+# --------------------------------------------------------------------------
+# rank / median / percentile
+# --------------------------------------------------------------------------
+
+def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
+                 output: Any, mode: Any, cval: Any, origin: Any,
+                 operation: str, axes: Any) -> Array:
+    _warn_size_ignored(size, footprint)
+    input = jnp.asarray(input)
+    _check_real(input)
+    axes = check_axes(axes, input.ndim)
+    if footprint is None:
+        if size is None:
+            raise RuntimeError("no footprint or filter size provided")
+        footprint = np.ones(normalize_sequence(size, len(axes), "size"),
+                            dtype=bool)
+    else:
+        footprint = np.asarray(footprint, dtype=bool)
+    footprint = expand_footprint(footprint, axes, input.ndim)
+    origins = check_footprint_origins(footprint, origin, axes, input.ndim)
+    if _is_mode_sequence(mode):
+        modes = expand_to_ndim(normalize_sequence(mode, len(axes), "mode"),
+                               axes, input.ndim, "constant")
+    else:
+        modes = mode
+    filter_size = int(footprint.sum())
+    if operation == "median":
+        rank = filter_size // 2
+    elif operation == "percentile":
+        percentile = rank
+        if percentile < 0.0:
+            percentile += 100.0
+        if percentile < 0 or percentile > 100:
+            raise RuntimeError("percentile: invalid percentile "
+                               f"{rank!r}; must be in [-100, 100]")
+        if percentile == 100.0:
+            rank = filter_size - 1
+        else:
+            rank = int(float(filter_size) * percentile / 100.0)
+    if rank < 0:
+        rank += filter_size
+    if rank < 0 or rank >= filter_size:
+        raise RuntimeError("rank not within filter footprint size")
+    if rank == 0 or rank == filter_size - 1:
+        return _min_or_max_filter(input, None, footprint, None, output,
+                                  modes, cval, origins, rank == 0, None)
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    if _is_mode_sequence(modes):
+        raise RuntimeError("A sequence of modes is not supported by "
+                           "non-separable rank filters")
+    check_mode(modes)
+    if input.size == 0:
+        return jnp.zeros(input.shape, out)
+    return _rank_footprint(input, cval, pattern=Pattern.of(footprint),
+                           rank=int(rank), origins=origins, mode=modes,
+                           out_dtype=out)
+
+
+@docfiller
+@_fill_size_foot
+@ndimage_function("input", "footprint")
+def rank_filter(input: ArrayLike, rank: int, size: Any = None,
+                footprint: Any = None, output: Any = None,
+                mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0, *,
+                axes: Any = None) -> Array:
+    """Multidimensional rank filter: the `rank`-th smallest value of every
+    window.
+
+    Parameters
+    ----------
+    %(input)s
+    rank : int
+        Rank of the value to keep: 0 is the minimum, -1 the maximum.
+    %(size_foot)s
+    %(output)s
+    %(mode_multiple)s
+        A sequence of modes is only accepted when the rank makes this a
+        minimum or maximum filter over a rectangular window.
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Notes
+    -----
+    Windows of up to 64 samples select with a pruned comparator network,
+    larger ones sort. The result for windows holding NaN is not specified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import rank_filter
+    >>> rank_filter(np.array([2, 8, 0, 4, 1, 9, 9, 0]), rank=1, size=3)
+    array([2, 2, 4, 1, 4, 9, 9, 0])
+    """
+    rank = as_int(rank, "rank")
+    return _rank_filter(input, rank, size, footprint, output, mode, cval,
+                        origin, "rank", axes)
+
+
+@docfiller
+@_fill_size_foot
+@ndimage_function("input", "footprint")
+def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
+                  output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
+                  origin: Any = 0, *, axes: Any = None) -> Array:
+    """Multidimensional median filter.
+
+    For a window of an even number of samples, the upper of the two middle
+    values is kept, as in SciPy.
+
+    Parameters
+    ----------
+    %(input)s
+    %(size_foot)s
+    %(output)s
+    %(mode_multiple)s
+        A sequence of modes is only accepted for a window of one sample.
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Notes
+    -----
+    Windows of up to 64 samples select with a pruned comparator network
+    that XLA fuses into one loop; larger ones sort. The result for windows
+    holding NaN is not specified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import median_filter
+    >>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
+    >>> median_filter(a, size=3)
+    array([[5, 5, 4],
+           [5, 5, 6],
+           [2, 6, 4]])
+    """
+    return _rank_filter(input, 0, size, footprint, output, mode, cval, origin,
+                        "median", axes)
+
+
+@docfiller
+@_fill_size_foot
+@ndimage_function("input", "footprint")
+def percentile_filter(input: ArrayLike, percentile: float, size: Any = None,
+                      footprint: Any = None, output: Any = None,
+                      mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0,
+                      *, axes: Any = None) -> Array:
+    """Multidimensional percentile filter.
+
+    The value kept has rank ``int(n * percentile / 100)`` among the ``n``
+    samples of the window (``n - 1`` for 100).
+
+    Parameters
+    ----------
+    %(input)s
+    percentile : scalar
+        Between -100 and 100; negative values count from 100 down
+        (``-20`` is ``80``).
+    %(size_foot)s
+    %(output)s
+    %(mode_multiple)s
+        A sequence of modes is only accepted when the percentile makes this
+        a minimum or maximum filter over a rectangular window.
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import percentile_filter
+    >>> percentile_filter(np.array([2, 8, 0, 4, 1, 9, 9, 0]), 50, size=3)
+    array([2, 2, 4, 1, 4, 9, 9, 0])
+    """
+    return _rank_filter(input, percentile, size, footprint, output, mode,
+                        cval, origin, "percentile", axes)
