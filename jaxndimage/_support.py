@@ -68,9 +68,9 @@ def check_axes(axes: Any, ndim: int) -> tuple[int, ...]:
     if axes is None:
         return tuple(range(ndim))
     if np.isscalar(axes):
-        axes = (operator.index(axes),)
+        axes = (as_int(axes, "axes"),)
     elif isinstance(axes, Iterable):
-        axes = tuple(operator.index(ax) for ax in axes)
+        axes = tuple(as_int(ax, "axes") for ax in axes)
         for ax in axes:
             if ax < -ndim or ax > ndim - 1:
                 raise ValueError(f"axes: specified axis {ax} is out of range "

@@ -1,0 +1,71 @@
+"""Bad input raises SciPy's exception type, with the argument named."""
+
+import numpy as np
+import pytest
+import scipy.ndimage as sp
+
+import jaxndimage as jn
+
+IMAGE = np.arange(30.0).reshape(5, 6)
+
+# (function, args, kwargs, argument the message must name)
+CASES = [
+    ("correlate1d", (IMAGE, []), {}, "weights"),
+    ("correlate1d", (IMAGE, [[1, 2]]), {}, "weights"),
+    ("correlate1d", (IMAGE, [1, 2, 3]), {"origin": 2}, "origin"),
+    ("correlate1d", (IMAGE, [1, 2, 3]), {"axis": 2}, "axis"),
+    ("correlate1d", (IMAGE, [1, 2, 3]), {"mode": "edge"}, "mode"),
+    ("correlate1d", (IMAGE, [1, 2, 3]), {"cval": 1j}, "cval"),
+    ("convolve1d", (IMAGE, [1, 2, 3]), {"origin": -2}, "origin"),
+    ("correlate", (IMAGE, np.ones((3,))), {}, "weights"),
+    ("correlate", (IMAGE, np.ones((3, 3))), {"origin": (0, 2)}, "origin"),
+    ("correlate", (IMAGE, np.ones((3, 3))), {"mode": ["wrap", "reflect"]},
+     "mode"),
+    ("correlate", (IMAGE, np.ones((3, 3))), {"axes": (0, 0)}, "axes"),
+    ("correlate", (IMAGE, np.ones((3, 3))), {"axes": (0, 2)}, "axes"),
+    ("convolve", (IMAGE, np.ones((3, 3))), {"output": np.zeros((6, 5))},
+     "output"),
+    ("gaussian_filter", (IMAGE, 1.0), {"order": -1}, "order"),
+    ("gaussian_filter", (IMAGE, (1.0, 2.0, 3.0)), {}, "sigma"),
+    ("gaussian_filter", (IMAGE, 1.0), {"mode": ("wrap",)}, "mode"),
+    ("gaussian_filter", (IMAGE, 1.0), {"radius": -1}, "radius"),
+    ("gaussian_filter", (IMAGE, 1.0), {"radius": 1.5}, "radius"),
+    ("gaussian_filter", (IMAGE, 1.0), {"axes": (1.5,)}, "axes"),
+    ("gaussian_filter1d", (IMAGE, 1.0), {"axis": -3}, "axis"),
+    ("gaussian_laplace", (IMAGE, (1.0,)), {}, "sigma"),
+    ("gaussian_gradient_magnitude", (IMAGE, 1.0), {"mode": "bogus"}, "mode"),
+    ("uniform_filter1d", (IMAGE, 0), {}, "size"),
+    ("uniform_filter1d", (IMAGE, 3), {"origin": 2}, "origin"),
+    ("uniform_filter", (IMAGE, (3, 3, 3)), {}, "size"),
+    ("uniform_filter", (IMAGE, 3), {"output": "complex64"}, None),
+    ("sobel", (IMAGE,), {"axis": 5}, "axis"),
+    ("prewitt", (IMAGE,), {"mode": ("wrap", "bogus")}, "mode"),
+    ("laplace", (IMAGE,), {"axes": (3,)}, "axes"),
+    ("gaussian_filter", (np.ones(4, np.float16), 1.0), {}, "input"),
+]
+
+
+def _raised(func, args, kwargs):
+    with pytest.raises(Exception) as info:
+        func(*args, **kwargs)
+    return info.value
+
+
+@pytest.mark.parametrize("name, args, kwargs, argument", CASES,
+                         ids=[f"{c[0]}-{c[3]}-{i}" for i, c in
+                              enumerate(CASES)])
+def test_same_exception_type_as_scipy(name, args, kwargs, argument):
+    expected = _raised(getattr(sp, name), args, kwargs)
+    before = [np.copy(a) for a in args if isinstance(a, np.ndarray)]
+    error = _raised(getattr(jn, name), args, kwargs)
+    assert type(error) is type(expected), (error, expected)
+    if argument is not None:
+        assert argument in str(error), str(error)
+    after = [a for a in args if isinstance(a, np.ndarray)]
+    for old, new in zip(before, after):
+        np.testing.assert_array_equal(old, new)
+
+
+def test_promoting_a_real_output_dtype_warns_like_scipy():
+    with pytest.warns(UserWarning, match="promoting specified output dtype"):
+        jn.correlate(IMAGE + 0j, np.ones((3, 3)), output=np.float64)
