@@ -35,6 +35,13 @@ from jaxndimage._rank import (
     rank_filter,
 )
 
+# Generic filters (scipy.ndimage)
+from jaxndimage._generic import (
+    generic_filter,
+    generic_filter1d,
+    vectorized_filter,
+)
+
 # Patch tools (skimage.util) and their inverses
 from jaxndimage._blocks import (
     montage,

@@ -567,8 +567,8 @@ def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
            [1, 1, 2]])
     >>> minimum_filter(a, footprint=[[0, 1], [1, 0]], mode='nearest')
     array([[5, 3, 3],
-           [1, 3, 4],
-           [1, 2, 2]])
+           [1, 1, 8],
+           [1, 7, 2]])
     """
     return _min_or_max_filter(input, size, footprint, None, output, mode,
                               cval, origin, True, axes)
@@ -762,9 +762,9 @@ def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
     >>> from jaxndimage import median_filter
     >>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
     >>> median_filter(a, size=3)
-    array([[5, 5, 4],
+    array([[5, 5, 8],
            [5, 5, 6],
-           [2, 6, 4]])
+           [7, 6, 6]])
     """
     return _rank_filter(input, 0, size, footprint, output, mode, cval, origin,
                         "median", axes)

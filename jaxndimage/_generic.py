@@ -1,0 +1,628 @@
+"""Filters with a user function as the kernel: generic_filter,
+generic_filter1d and vectorized_filter.
+
+A function that JAX can trace is applied to every window at once: the
+windows are gathered as shifted views of the padded input and the function
+is ``vmap``-ed over them (``vectorized_filter`` hands it the whole window
+view, as SciPy does), inside one jitted program.  Whether a function can be
+traced is decided by tracing it once on an abstract window
+(``jax.eval_shape``); that trace runs the function's Python code once.
+
+Any other callable (one that needs concrete numpy values, mutates its
+argument in place, or is a ``scipy.LowLevelCallable``) runs on the host
+exactly as SciPy runs it: ``generic_filter`` and ``generic_filter1d`` then go
+through SciPy's own per-window C driver, ``vectorized_filter`` through numpy
+window views.  That path is as slow as SciPy, needs concrete input (under
+``jit`` it raises ``TypeError``) and returns an array of the caller's kind.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jaxndimage._casting import cast_like_c
+from jaxndimage._dispatch import is_jax_array, ndimage_function
+from jaxndimage._docstrings import docfiller
+from jaxndimage._modes import FILTER_EXTENSION, check_mode, pad_axis
+from jaxndimage._rank import (
+    Pattern,
+    check_footprint_origins,
+    expand_footprint,
+    footprint_taps,
+    pad_for_footprint,
+)
+from jaxndimage._support import (
+    check_axes,
+    normalize_axis,
+    normalize_sequence,
+    output_dtype,
+)
+
+__all__ = ["generic_filter", "generic_filter1d", "vectorized_filter"]
+
+Array = jax.Array
+ArrayLike = Any
+
+
+class _Bound:
+    """A user function with its extra arguments: a static jit argument that
+    compares equal for equal (function, arguments) so calls reuse the
+    compiled program; unhashable arguments fall back to identity."""
+
+    def __init__(self, function, args: tuple, kwargs: dict):
+        self.function, self.args, self.kwargs = function, tuple(args), kwargs
+        try:
+            self._key = (function, self.args, tuple(sorted(kwargs.items())))
+            hash(self._key)
+        except TypeError:
+            self._key = (id(self),)
+
+    def __call__(self, *values):
+        return self.function(*values, *self.args, **self.kwargs)
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __eq__(self, other):
+        return isinstance(other, _Bound) and self._key == other._key
+
+
+def _real_float() -> np.dtype:
+    """SciPy hands callables float64 buffers (float32 with JAX's x64 off)."""
+    return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
+
+
+def _traceable(function, *shapes: jax.ShapeDtypeStruct):
+    """The abstract result of ``function`` on ``shapes``, or None when JAX
+    cannot trace it."""
+    try:
+        return jax.eval_shape(function, *shapes)
+    except Exception:  # any failure means: run it the way SciPy does
+        return None
+
+
+def _is_low_level(function) -> bool:
+    from scipy import LowLevelCallable
+
+    return (isinstance(function, LowLevelCallable)
+            or type(function).__name__ == "PyCapsule")
+
+
+def _host_only(input: Array, name: str) -> np.ndarray:
+    """``input`` as numpy, for callables that only run on the host."""
+    if isinstance(input, jax.core.Tracer):
+        raise TypeError(
+            f"function: {name} cannot trace this callable with JAX, and a "
+            "non-traceable callable needs concrete input; call it outside "
+            "jit/vmap/grad or pass a JAX-traceable function")
+    return np.asarray(input)
+
+
+def _scipy_mode(mode: str) -> int:
+    from scipy.ndimage import _ni_support
+
+    return _ni_support._extend_mode_to_code(mode)
+
+
+def _check_real(input: Array) -> None:
+    if jnp.iscomplexobj(input):
+        raise TypeError("Complex type not supported")
+
+
+# --------------------------------------------------------------------------
+# generic_filter
+# --------------------------------------------------------------------------
+
+@partial(jax.jit, static_argnames=("function", "pattern", "origins", "mode",
+                                   "out_dtype"))
+def _generic_kernel(x: Array, cval: Any, *, function: _Bound,
+                    pattern: Pattern, origins: tuple[int, ...], mode: str,
+                    out_dtype: np.dtype) -> Array:
+    footprint = pattern.array
+    dtype = _real_float()
+    padded = pad_for_footprint(x.astype(dtype), footprint.shape, origins,
+                               (mode,) * x.ndim, jnp.asarray(cval, dtype))
+    taps = footprint_taps(padded, footprint, x.shape)
+    windows = (jnp.stack(taps, axis=-1) if taps
+               else jnp.zeros(x.shape + (0,), dtype))
+    windows = windows.reshape(-1, windows.shape[-1])
+    values = jax.vmap(function)(windows).reshape(x.shape)
+    return cast_like_c(values, out_dtype)
+
+
+@docfiller
+@ndimage_function("input", "footprint")
+def generic_filter(input: ArrayLike, function: Any, size: Any = None,
+                   footprint: Any = None, output: Any = None,
+                   mode: str = "reflect", cval: Any = 0.0, origin: Any = 0,
+                   extra_arguments: tuple = (), extra_keywords: Any = None,
+                   *, axes: Any = None) -> Array:
+    """Filter with a function of the window's values.
+
+    At every sample, ``function(values, *extra_arguments,
+    **extra_keywords)`` receives the 1-D float64 array of the input values
+    under the True samples of the footprint (in C order) and returns one
+    number.
+
+    Parameters
+    ----------
+    %(input)s
+    function : callable or scipy.LowLevelCallable
+        A JAX-traceable function (``jnp`` code, or numpy calls that dispatch
+        to array methods) is ``vmap``-ed over all windows at once. Any
+        other callable, and a ``LowLevelCallable``, is called once per
+        window on the host, as SciPy does (slow, and not under ``jit``).
+    size : int or sequence of int, optional
+        Shape of a rectangular window. Ignored, with a warning, when
+        `footprint` is given.
+    footprint : array_like of bool, optional
+        The window as a boolean mask over its bounding box.
+    %(output)s
+    %(mode)s
+    %(cval)s
+    %(origin_multiple)s
+    %(extra_arguments)s
+    %(extra_keywords)s
+    %(axes)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Notes
+    -----
+    Traceability is decided by tracing `function` once on an abstract
+    window; a function with side effects sees that trace as one extra call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jax.numpy as jnp
+    >>> from jaxndimage import generic_filter
+    >>> a = np.arange(12.0).reshape(3, 4)
+    >>> generic_filter(a, jnp.std, size=3, mode='nearest').round(3)
+    array([[1.944, 2.055, 2.055, 1.944],
+           [3.3  , 3.367, 3.367, 3.3  ],
+           [1.944, 2.055, 2.055, 1.944]])
+    >>> generic_filter(a, lambda v: float(np.ptp(v)), size=2)
+    array([[0., 1., 1., 1.],
+           [4., 5., 5., 5.],
+           [4., 5., 5., 5.]])
+    """
+    if size is not None and footprint is not None:
+        warnings.warn("ignoring size because footprint is set", UserWarning,
+                      stacklevel=3)
+    extra_keywords = {} if extra_keywords is None else extra_keywords
+    input = jnp.asarray(input)
+    _check_real(input)
+    axes = check_axes(axes, input.ndim)
+    if footprint is None:
+        if size is None:
+            raise RuntimeError("no footprint or filter size provided")
+        footprint = np.ones(normalize_sequence(size, len(axes), "size"),
+                            dtype=bool)
+    else:
+        footprint = np.asarray(footprint, dtype=bool)
+    footprint = expand_footprint(footprint, axes, input.ndim)
+    origins = check_footprint_origins(footprint, origin, axes, input.ndim)
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    check_mode(mode)
+    if input.size == 0:
+        return jnp.zeros(input.shape, out)
+
+    bound = _Bound(function, extra_arguments, extra_keywords)
+    window = jax.ShapeDtypeStruct((int(footprint.sum()),), _real_float())
+    if not _is_low_level(function):
+        result = _traceable(bound, window)
+        if result is not None and math.prod(result.shape) == 1:
+            return _generic_kernel(input, cval, function=bound,
+                                   pattern=Pattern.of(footprint),
+                                   origins=origins, mode=mode, out_dtype=out)
+    from scipy.ndimage import _nd_image
+
+    values = _host_only(input, "generic_filter")
+    result = np.zeros(values.shape, out)
+    _nd_image.generic_filter(values, function, np.ascontiguousarray(footprint),
+                             result, _scipy_mode(mode), cval, list(origins),
+                             tuple(extra_arguments), extra_keywords)
+    return jnp.asarray(result)
+
+
+# --------------------------------------------------------------------------
+# generic_filter1d
+# --------------------------------------------------------------------------
+
+class _OutputLine:
+    """Stands in for the output line a generic_filter1d callable writes
+    into: item assignment becomes a functional update of ``value``."""
+
+    def __init__(self, value: Array):
+        self.value = value
+
+    def __setitem__(self, index, item):
+        self.value = self.value.at[index].set(item)
+
+    def __getitem__(self, index):
+        return self.value[index]
+
+    def __len__(self):
+        return self.value.shape[0]
+
+    def __array__(self, *args, **kwargs):
+        return np.asarray(self.value, *args, **kwargs)
+
+    @property
+    def shape(self):
+        return self.value.shape
+
+    @property
+    def dtype(self):
+        return self.value.dtype
+
+
+def _line_function(function: _Bound, length: int):
+    def apply(line: Array) -> Array:
+        output = _OutputLine(jnp.zeros((length,), line.dtype))
+        function(line, output)
+        return output.value
+
+    return apply
+
+
+@partial(jax.jit, static_argnames=("function", "size", "axis", "mode",
+                                   "origin", "out_dtype"))
+def _generic1d_kernel(x: Array, cval: Any, *, function: _Bound, size: int,
+                      axis: int, mode: str, origin: int,
+                      out_dtype: np.dtype) -> Array:
+    dtype = _real_float()
+    before = size // 2 + origin
+    padded = pad_axis(x.astype(dtype), axis, before, size - 1 - before, mode,
+                      jnp.asarray(cval, dtype))
+    lines = jnp.moveaxis(padded, axis, -1)
+    batch = lines.shape[:-1]
+    lines = lines.reshape(-1, lines.shape[-1])
+    length = x.shape[axis]
+    values = jax.vmap(_line_function(function, length))(lines)
+    values = jnp.moveaxis(values.reshape(batch + (length,)), -1, axis)
+    return cast_like_c(values, out_dtype)
+
+
+@docfiller
+@ndimage_function("input")
+def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
+                     axis: int = -1, output: Any = None,
+                     mode: str = "reflect", cval: Any = 0.0, origin: int = 0,
+                     extra_arguments: tuple = (),
+                     extra_keywords: Any = None) -> Array:
+    """Filter every line along one axis with a function of the line.
+
+    ``function(input_line, output_line, *extra_arguments,
+    **extra_keywords)`` receives one line of the input extended by
+    ``filter_size - 1`` samples (float64, padded by `mode`) and writes the
+    filtered line into ``output_line`` in place.
+
+    Parameters
+    ----------
+    %(input)s
+    function : callable or scipy.LowLevelCallable
+        When JAX can trace it (item assignment ``output_line[...] = ...``
+        is supported on the stand-in output line), it is ``vmap``-ed over
+        all lines at once. Any other callable, and a ``LowLevelCallable``,
+        is called once per line on the host, as SciPy does.
+    filter_size : int
+        Length of the filter window.
+    %(axis)s
+    %(output)s
+    %(mode)s
+    %(cval)s
+    %(origin)s
+    %(extra_arguments)s
+    %(extra_keywords)s
+
+    Returns
+    -------
+    result : array
+        Filtered array of the shape of `input`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import generic_filter1d
+    >>> def moving_sum(line, out):
+    ...     out[...] = line[:-2] + line[1:-1] + line[2:]
+    >>> generic_filter1d(np.arange(6.0), moving_sum, filter_size=3)
+    array([ 1.,  3.,  6.,  9., 12., 14.])
+    """
+    extra_keywords = {} if extra_keywords is None else extra_keywords
+    input = jnp.asarray(input)
+    _check_real(input)
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    if filter_size < 1:
+        raise RuntimeError("filter_size: invalid filter size "
+                           f"{filter_size}")
+    axis = normalize_axis(axis, input.ndim)
+    filter_size = int(filter_size)
+    if (filter_size // 2 + origin < 0
+            or filter_size // 2 + origin >= filter_size):
+        raise ValueError(f"invalid origin: origin={origin} for a filter of "
+                         f"size {filter_size}")
+    check_mode(mode)
+    if input.size == 0:
+        return jnp.zeros(input.shape, out)
+
+    bound = _Bound(function, extra_arguments, extra_keywords)
+    length = input.shape[axis]
+    line = jax.ShapeDtypeStruct((length + filter_size - 1,), _real_float())
+    if not _is_low_level(function):
+        result = _traceable(_line_function(bound, length), line)
+        if result is not None:
+            return _generic1d_kernel(input, cval, function=bound,
+                                     size=filter_size, axis=axis, mode=mode,
+                                     origin=int(origin), out_dtype=out)
+    from scipy.ndimage import _nd_image
+
+    values = _host_only(input, "generic_filter1d")
+    result = np.zeros(values.shape, out)
+    _nd_image.generic_filter1d(values, function, filter_size, axis, result,
+                               _scipy_mode(mode), cval, int(origin),
+                               tuple(extra_arguments), extra_keywords)
+    return jnp.asarray(result)
+
+
+# --------------------------------------------------------------------------
+# vectorized_filter
+# --------------------------------------------------------------------------
+
+#: SciPy pads through ``np.pad`` and maps 'grid-mirror' to np.pad's
+#: 'reflect', i.e. ndimage's 'mirror'; the other names keep their meaning.
+_VECTORIZED_MODES = {"reflect": "reflect", "constant": "constant",
+                     "nearest": "nearest", "mirror": "mirror",
+                     "wrap": "wrap", "grid-mirror": "mirror",
+                     "grid-constant": "constant", "grid-wrap": "wrap",
+                     "valid": "valid"}
+_NUMPY_PAD = {"reflect": "symmetric", "mirror": "reflect",
+              "nearest": "edge", "wrap": "wrap", "constant": "constant"}
+
+
+def _rows_per_batch(view_shape: tuple[int, ...], itemsize: int,
+                    batch_memory: Any) -> int:
+    """Slices of the window view along its first axis per call, as SciPy
+    splits them to bound memory."""
+    chunk = math.prod(view_shape[1:]) * itemsize
+    rows = min(view_shape[0], batch_memory // chunk if chunk else math.inf)
+    if rows < 1:
+        raise ValueError("`batch_memory` is insufficient for minimum chunk "
+                         "size.")
+    return int(rows)
+
+
+def _window_views(padded, size: tuple[int, ...], mask: np.ndarray | None,
+                  xp):
+    """The window view of ``padded`` (an ``xp`` array: numpy or jax.numpy)
+    over its last ``len(size)`` axes: ``out_shape + size``, or
+    ``out_shape + (mask.sum(),)`` with a mask."""
+    n = len(size)
+    lead = padded.shape[:padded.ndim - n]
+    core = tuple(p - s + 1 for p, s in zip(padded.shape[padded.ndim - n:],
+                                           size))
+    offsets = [o for o in np.ndindex(*size) if mask is None or mask[o]]
+    taps = [padded[(Ellipsis,) + tuple(slice(o, o + c)
+                                       for o, c in zip(offset, core))]
+            for offset in offsets]
+    if not taps:
+        return xp.zeros(lead + core + (0,), padded.dtype)
+    if mask is not None:
+        return xp.stack(taps, -1)
+    return xp.reshape(xp.stack(taps, -1), lead + core + size)
+
+
+def _apply_in_batches(padded, size, mask, n_batch: int, rows: int, call, xp):
+    """``call`` on the window view, ``rows`` slices of its first axis at a
+    time (the first axis is a batch axis, or the first window axis)."""
+    overlap = 0 if n_batch else size[0] - 1
+    total = padded.shape[0] - overlap
+    parts = [call(_window_views(padded[start:start + rows + overlap], size,
+                                mask, xp))
+             for start in range(0, total, rows)]
+    return parts[0] if len(parts) == 1 else xp.concatenate(parts, 0)
+
+
+@partial(jax.jit, static_argnames=("function", "size", "pattern", "origins",
+                                   "mode", "n_batch", "rows"))
+def _vectorized_kernel(x: Array, cval: Any, *, function: _Bound,
+                       size: tuple[int, ...], pattern: Pattern | None,
+                       origins: tuple[int, ...], mode: str, n_batch: int,
+                       rows: int) -> Array:
+    n = len(size)
+    if mode != "valid":
+        for k, (s, o) in enumerate(zip(size, origins)):
+            before = s // 2 + o
+            x = pad_axis(x, n_batch + k, before, s - 1 - before, mode, cval)
+    mask = None if pattern is None else pattern.array
+    axis = -1 if mask is not None else tuple(range(-n, 0))
+    return _apply_in_batches(x, size, mask, n_batch, rows,
+                             lambda v: function(v, axis=axis), jnp)
+
+
+def _vectorized_numpy(x: np.ndarray, cval: Any, function, size, mask,
+                      origins, mode: str, n_batch: int, rows: int):
+    if mode != "valid":
+        borders = ((0, 0),) * n_batch + tuple(
+            (s // 2 + o, (s - 1) // 2 - o) for s, o in zip(size, origins))
+        kwargs = ({"constant_values": np.asarray(cval)[()]}
+                  if mode == "constant" else {})
+        x = np.pad(x, borders, mode=_NUMPY_PAD[mode], **kwargs)
+    n = len(size)
+    axis = -1 if mask is not None else tuple(range(-n, 0))
+    return _apply_in_batches(x, size, mask, n_batch, rows,
+                             lambda v: function(v, axis=axis), np)
+
+
+@ndimage_function("input", "footprint")
+def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
+                      footprint: Any = None, output: Any = None,
+                      mode: str = "reflect", cval: Any = None,
+                      origin: Any = None, axes: Any = None,
+                      batch_memory: Any = 2**30) -> Array:
+    """Filter with a vectorized function of the window view.
+
+    ``function(view, axis=axes)`` receives the sliding-window view of the
+    padded input, whose last ``len(size)`` axes run over each window (with
+    a `footprint`: one last axis holding the True samples), and reduces
+    those axes.
+
+    Parameters
+    ----------
+    %(input)s
+    function : callable
+        A reduction with an ``axis`` keyword, such as ``jnp.mean`` or
+        ``np.std``. When JAX can trace it, the whole filter is one jitted
+        program; otherwise it runs on numpy views, as SciPy does.
+    size : int or tuple of int, optional
+        Window shape, one entry per axis in `axes`.
+    footprint : array_like of bool, optional
+        The window as a boolean mask. Exactly one of `size` and `footprint`
+        must be given.
+    output : array or dtype, optional
+        dtype of the result, or (for non-JAX input) an array to write into.
+        Default: the dtype `function` returns.
+    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap', \
+'grid-mirror', 'grid-constant', 'grid-wrap', 'valid'}, optional
+        How `input` is extended past its edges; 'valid' does not extend it
+        and returns only the windows that fit. As in SciPy, 'grid-mirror'
+        extends like 'mirror' here. Default is 'reflect'.
+    cval : scalar, optional
+        Value past the edges; only with a constant mode. Default 0.
+    origin : int or tuple of int, optional
+        Shift of the window per axis. Default 0.
+    axes : int or tuple of int, optional
+        Axes to filter along; default: the last ``len(size)`` axes (all
+        axes when the window has as many dimensions as `input`).
+    batch_memory : int, optional
+        Most bytes of window view per call of `function`; larger views
+        are processed in slices along the first axis. Default is 2**30.
+
+    Returns
+    -------
+    result : array
+        The filtered array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import vectorized_filter
+    >>> a = np.arange(10.0)
+    >>> vectorized_filter(a, np.max, size=3)
+    array([1., 2., 3., 4., 5., 6., 7., 8., 9., 9.])
+    >>> vectorized_filter(a, np.mean, size=4, mode='valid')
+    array([1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5])
+    """
+    input = jnp.asarray(input)
+    if not callable(function):
+        raise ValueError("`function` must be a callable.")
+    if size is None and footprint is None:
+        raise ValueError("Either `size` or `footprint` must be provided.")
+    if size is not None and footprint is not None:
+        raise ValueError("Either `size` or `footprint` may be provided, "
+                         "not both.")
+    if axes is None:
+        axes = tuple(range(-input.ndim, 0))
+    elif np.isscalar(axes):
+        axes = (axes,)
+    axes = tuple(axes)
+    n_axes = len(axes)
+    n_batch = input.ndim - n_axes
+    if n_axes > input.ndim:
+        raise ValueError("The length of `axes` may not exceed the "
+                         "dimensionality of `input`(`input.ndim`).")
+    mask = None
+    if size is not None:
+        size = (size,) * n_axes if np.isscalar(size) else tuple(size)
+        if not all(np.asarray(s).dtype.kind in "iu" and s > 0 for s in size):
+            raise ValueError("All elements of `size` must be positive "
+                             "integers.")
+        size = tuple(int(s) for s in size)
+    else:
+        mask = np.asarray(footprint, dtype=bool)
+        size = mask.shape
+    if n_axes != len(size):
+        raise ValueError("`axes` must be compatible with the dimensionality "
+                         "of the window specified by `size` or `footprint`.")
+    if origin is None:
+        origin = (0,) * n_axes
+    else:
+        origin = (origin,) * n_axes if np.isscalar(origin) else tuple(origin)
+        if not all(np.asarray(o).dtype.kind in "iu" for o in origin):
+            raise ValueError("All elements of `origin` must be integers.")
+        if len(origin) != n_axes:
+            raise ValueError("`origin` must be an integer or tuple of "
+                             "integers with length equal to the number of "
+                             "axes.")
+        origin = tuple(int(o) for o in origin)
+    if not isinstance(mode, str) or mode not in _VECTORIZED_MODES:
+        raise ValueError(f"`mode` must be one of {set(_VECTORIZED_MODES)}.")
+    mode = _VECTORIZED_MODES[mode]
+    if mode == "valid" and any(origin):
+        raise ValueError("`mode='valid'` is incompatible with use of "
+                         "`origin`.")
+    if cval is None:
+        cval = 0.0
+    elif mode != "constant":
+        raise ValueError("Use of `cval` is compatible only with "
+                         "`mode='constant'`.")
+    if np.asarray(cval).dtype.kind not in "iufc":
+        raise ValueError("`cval` must include only numbers.")
+    memory = np.asarray(batch_memory)
+    if memory.ndim != 0 or memory.dtype.kind not in "iuf" or memory <= 0:
+        raise ValueError("`batch_memory` must be positive number.")
+
+    working = tuple(range(-n_axes, 0))
+    input = jnp.moveaxis(input, axes, working)
+    if input.size == 0:
+        return input
+    if input.ndim == 0 and size == ():
+        if mask is None:
+            result = jnp.asarray(function(input, axis=()))
+        else:
+            # SciPy masks twice here: input[mask][..., mask].
+            count = int(mask)
+            value = jnp.broadcast_to(input, (count, count))
+            result = jnp.asarray(function(value, axis=-1))
+    else:
+        padded_shape = list(input.shape)
+        if mode != "valid":
+            for k, s in enumerate(size):
+                padded_shape[n_batch + k] += s - 1
+        view_shape = tuple(padded_shape[:n_batch]) + tuple(
+            p - s + 1 for p, s in zip(padded_shape[n_batch:], size)) + size
+        rows = _rows_per_batch(view_shape, input.dtype.itemsize,
+                               batch_memory)
+        bound = _Bound(function, (), {})
+        pattern = None if mask is None else Pattern.of(mask)
+        kernel = partial(_vectorized_kernel, function=bound, size=size,
+                         pattern=pattern, origins=origin, mode=mode,
+                         n_batch=n_batch, rows=rows)
+        cval = jnp.asarray(cval).astype(input.dtype) \
+            if not jnp.iscomplexobj(cval) or jnp.iscomplexobj(input) \
+            else jnp.asarray(cval)
+        if _traceable(kernel, input, cval) is not None:
+            result = kernel(input, cval)
+        else:
+            values = _host_only(input, "vectorized_filter")
+            result = jnp.asarray(_vectorized_numpy(
+                values, np.asarray(cval), function, size, mask, origin,
+                mode, n_batch, rows))
+    result = jnp.moveaxis(result, working, axes) if result.ndim else result
+    if output is not None:
+        out = output_dtype(output, result.dtype, shape=result.shape)
+        result = cast_like_c(result, out)
+    return result
