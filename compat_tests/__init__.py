@@ -1,0 +1,1 @@
+"""Equivalence tests of jaxndimage against SciPy."""

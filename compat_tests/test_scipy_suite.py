@@ -1,0 +1,126 @@
+"""Run SciPy's own ``scipy.ndimage`` test modules with jaxndimage swapped in.
+
+One subprocess per (SciPy test module, mode), ``mode`` being the plain run
+("numpy") or the ``SCIPY_ARRAY_API=1`` run ("array_api"), each
+``python -m pytest --pyargs scipy.ndimage.tests.<module> -p
+compat_tests.scipy_plugin``.  A module runs when it tests at least one name
+that jaxndimage exports (`MODULE_FUNCTIONS`); the others would only run
+SciPy against itself.  The per-function outcome tables are printed at the
+end of the session by ``compat_tests/conftest.py``.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import scipy.ndimage
+
+import jaxndimage
+
+from compat_tests.scipy_plugin import UNEXERCISED, format_table
+
+REPO = Path(__file__).resolve().parents[1]
+SCIPY_TESTS = Path(scipy.ndimage.__file__).parent / "tests"
+WORKERS = 2  # pytest-xdist workers per subprocess
+TIMEOUT_S = 1200
+
+# The public scipy.ndimage functions each SciPy test module calls.
+MODULE_FUNCTIONS = {
+    "test_c_api": ["generic_filter", "generic_filter1d", "geometric_transform"],
+    "test_datatypes": ["affine_transform", "map_coordinates", "shift", "zoom"],
+    "test_filters": [
+        "convolve", "convolve1d", "correlate", "correlate1d",
+        "gaussian_filter", "gaussian_filter1d", "gaussian_gradient_magnitude",
+        "gaussian_laplace", "generic_filter", "generic_filter1d",
+        "generic_gradient_magnitude", "generic_laplace", "laplace",
+        "maximum_filter", "maximum_filter1d", "median_filter",
+        "minimum_filter", "minimum_filter1d", "percentile_filter", "prewitt",
+        "rank_filter", "sobel", "uniform_filter", "uniform_filter1d",
+        "vectorized_filter",
+    ],
+    "test_fourier": [
+        "fourier_ellipsoid", "fourier_gaussian", "fourier_shift",
+        "fourier_uniform", "sum",
+    ],
+    "test_interpolation": [
+        "affine_transform", "geometric_transform", "map_coordinates",
+        "rotate", "shift", "spline_filter", "zoom",
+    ],
+    "test_measurements": [
+        "center_of_mass", "extrema", "find_objects", "generate_binary_structure",
+        "histogram", "label", "maximum", "maximum_position", "mean", "median",
+        "minimum", "minimum_position", "standard_deviation", "sum",
+        "sum_labels", "value_indices", "variance", "watershed_ift",
+    ],
+    "test_morphology": [
+        "binary_closing", "binary_dilation", "binary_erosion",
+        "binary_fill_holes", "binary_hit_or_miss", "binary_opening",
+        "binary_propagation", "black_tophat", "distance_transform_bf",
+        "distance_transform_cdt", "distance_transform_edt",
+        "generate_binary_structure", "grey_closing", "grey_dilation",
+        "grey_erosion", "grey_opening", "iterate_structure",
+        "morphological_gradient", "morphological_laplace", "white_tophat",
+    ],
+    # Tests private helpers only.
+    "test_ni_support": [],
+    "test_splines": ["spline_filter1d"],
+}
+
+SWAPPED = sorted(set(jaxndimage.__all__) & set(scipy.ndimage.__all__))
+MODES = ("numpy", "array_api")
+CASES = [
+    pytest.param(module, mode, id=f"{module}-{mode}")
+    for module, functions in MODULE_FUNCTIONS.items()
+    if set(functions) & set(SWAPPED)
+    for mode in MODES
+]
+
+
+def test_module_map_covers_scipy():
+    """Every SciPy ndimage test module is in MODULE_FUNCTIONS, naming real functions."""
+    shipped = {p.stem for p in SCIPY_TESTS.glob("test_*.py")}
+    assert shipped == set(MODULE_FUNCTIONS)
+    named = {f for functions in MODULE_FUNCTIONS.values() for f in functions}
+    assert named <= set(scipy.ndimage.__all__)
+
+
+def _environment(mode):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SCIPY_ARRAY_API"))}
+    if mode == "array_api":
+        env["SCIPY_ARRAY_API"] = "1"
+    return env
+
+
+@pytest.mark.parametrize("module, mode", CASES)
+def test_scipy_module(module, mode, tmp_path, record_property):
+    """SciPy's ``<module>`` passes (known failures aside) with jaxndimage swapped in."""
+    report = tmp_path / "report.json"
+    command = [
+        sys.executable, "-m", "pytest", "--pyargs", f"scipy.ndimage.tests.{module}",
+        "-p", "compat_tests.scipy_plugin", "-p", "no:cacheprovider",
+        "-q", "--no-header", "-n", str(WORKERS),
+        "--jaxndimage-check-stale", f"--jaxndimage-report={report}",
+    ]
+    run = subprocess.run(
+        command, cwd=REPO, env=_environment(mode), capture_output=True,
+        text=True, timeout=TIMEOUT_S,
+    )
+    output = run.stdout + run.stderr
+    assert report.exists(), f"no report from the subprocess:\n{output[-6000:]}"
+    data = json.loads(report.read_text())
+    counts = {name: Counter(c) for name, c in data["counts"].items()}
+    table = "\n".join(format_table(counts))
+    record_property("jaxndimage_table", f"scipy.ndimage.tests.{module} [{mode}]\n{table}")
+
+    assert run.returncode == 0, f"exit status {run.returncode}:\n{output[-12000:]}"
+    assert data["mode"] == mode
+    assert data["swapped"] == SWAPPED
+    tested = set(MODULE_FUNCTIONS[module]) & set(SWAPPED)
+    unexercised = sorted(f for f in tested if not any(counts.get(f, {}).values()))
+    assert not unexercised, f"no test reached jaxndimage's {unexercised}:\n{table}"
+    assert set(counts) - {UNEXERCISED} <= set(SWAPPED)
+
