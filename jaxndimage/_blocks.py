@@ -116,8 +116,7 @@ def _unfold_axis(x, axis: int, window: int, step: int):
 def _fold_axis(x, axis: int, step: int, length: int):
     """Overlap-add the windows along ``axis``: the window count n at ``axis``
     and the window in the last axis become one axis of ``length``."""
-    n, window = x.shape[axis], x.shape[-1]
-    q = -(-window // step)
+    q = -(-x.shape[-1] // step)
     x = _split_axis(_fit(x, -1, q * step), x.ndim - 1, (q, step))
     widths = [(0, 0)] * (x.ndim - 1)
     shifted = []
@@ -747,7 +746,7 @@ def unmontage(
     pad = _index(padding_width, "padding_width")
     if pad < 0:
         raise ValueError(f"`padding_width` must be non-negative, got {pad}")
-    height, width, n_chan = arr_in.shape
+    height, width = arr_in.shape[:2]
     if (height - pad) % rows or (width - pad) % cols:
         raise ValueError(
             f"a montage of shape {(height, width)} does not split into a `grid_shape` "
