@@ -1,0 +1,73 @@
+"""Fourier filters: dtypes, real transforms, errors, JAX transforms."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+import jaxndimage as jnd
+
+RNG = np.random.default_rng(7)
+FILTERS = ["fourier_gaussian", "fourier_uniform", "fourier_ellipsoid",
+           "fourier_shift"]
+
+
+@pytest.mark.parametrize("name", FILTERS)
+@pytest.mark.parametrize("dtype", [np.int16, np.float32, np.float64,
+                                   np.complex64, np.complex128])
+def test_dtype_and_values_match_scipy(name, dtype):
+    image = (RNG.standard_normal((6, 9)) * 10).astype(dtype)
+    for n, axis in [(-1, -1), (11, 0), (17, 1)]:
+        ours = getattr(jnd, name)(image, (1.5, 2.5), n=n, axis=axis)
+        theirs = getattr(ndi, name)(image, (1.5, 2.5), n=n, axis=axis)
+        assert ours.dtype == theirs.dtype
+        tol = 1e-5 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-12
+        np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+def test_ellipsoid_large_sizes_use_accurate_bessel():
+    image = np.ones((32, 40), complex)
+    np.testing.assert_allclose(jnd.fourier_ellipsoid(image, 25.0),
+                               ndi.fourier_ellipsoid(image, 25.0),
+                               atol=1e-13)
+
+
+def test_output_rules():
+    image = np.ones((4, 4), np.float32)
+    assert jnd.fourier_gaussian(image, 1, output=np.complex64).dtype == \
+        np.complex64
+    with pytest.raises(RuntimeError, match="output type not supported"):
+        jnd.fourier_gaussian(image, 1, output=np.int32)
+    with pytest.raises(RuntimeError, match="output type not supported"):
+        jnd.fourier_shift(image, 1, output=np.float64)
+    with pytest.raises(RuntimeError, match="output shape"):
+        jnd.fourier_uniform(image, 1, output=np.zeros((3, 4)))
+    out = np.zeros((4, 4), np.complex128)
+    assert jnd.fourier_shift(image, 1, output=out) is out
+    with pytest.raises(NotImplementedError):
+        jnd.fourier_ellipsoid(np.ones((2, 2, 2, 2)), 1)
+
+
+def test_shift_round_trip_under_jit():
+    signal = jnp.asarray(RNG.standard_normal(16))
+    shifted = jax.jit(lambda x: jnp.fft.ifft(jnd.fourier_shift(
+        jnp.fft.fft(x), 3)).real)(signal)
+    np.testing.assert_allclose(shifted, np.roll(np.asarray(signal), 3),
+                               atol=1e-5)
+
+
+def test_grad_with_respect_to_sigma_and_vmap():
+    spectrum = jnp.fft.fft2(jnp.asarray(RNG.random((8, 8)), jnp.float32))
+
+    def energy(sigma):
+        return jnp.abs(jnd.fourier_gaussian(spectrum, sigma)).sum()
+
+    step = 1e-3
+    numeric = (energy(1.0 + step) - energy(1.0 - step)) / (2 * step)
+    np.testing.assert_allclose(jax.grad(energy)(1.0), numeric, rtol=1e-2)
+    batched = jax.vmap(lambda s: jnd.fourier_uniform(spectrum, s))(
+        jnp.array([1.0, 2.0]))
+    np.testing.assert_allclose(batched[1],
+                               ndi.fourier_uniform(np.asarray(spectrum), 2.0),
+                               rtol=1e-5, atol=1e-5)
