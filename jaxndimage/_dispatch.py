@@ -11,7 +11,13 @@ caller holds:
   through DLPack where possible), computed under a local x64 scope (the user's
   global JAX configuration is never touched), and handed back as the caller's
   array type.  ``output=`` may then be an array of that type, written in place
-  and returned, as SciPy does.
+  and returned, as SciPy does.  Arrays in accelerator memory (CuPy, torch on
+  CUDA) go to JAX and back through DLPack on their device; an array type
+  nobody can convert is a TypeError naming the type.
+* dask arrays come back as lazy dask arrays, filtered block by block with a
+  halo of the depth the function declares (see :mod:`jaxndimage._distributed`).
+* JAX arrays with explicit sharding run with those mesh axes switched to
+  automatic sharding inside, and keep their sharding.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from typing import Any, TypeVar
 import jax
 import numpy as np
 
+from jaxndimage import _distributed
+from jaxndimage._distributed import DepthRule
 from jaxndimage._support import OutputArray
 
 __all__ = ["from_jax", "is_jax_array", "ndimage_function", "to_jax"]
@@ -106,7 +114,7 @@ def from_jax(array: jax.Array, borrowed: frozenset[int] = frozenset()
     return np.array(array)
 
 
-def _output_request(output: Any) -> Any:
+def _output_request(output: Any, namespace: Any = None) -> Any:
     """Turn a caller's ``output=`` into what an implementation expects."""
     if output is None or isinstance(output, str | type | np.dtype):
         return output
@@ -118,28 +126,85 @@ def _output_request(output: Any) -> Any:
     try:
         return np.dtype(output)
     except TypeError:
+        if namespace is not None:  # a dtype of the caller's library
+            try:
+                return _as_numpy(namespace.empty((0,), dtype=output)).dtype
+            except (TypeError, ValueError, RuntimeError, AttributeError):
+                pass
         array = np.asarray(output)
         return OutputArray(array.dtype, array.shape)
 
 
-def _namespace_of(arrays: list[Any]):
-    """The namespace results go back to: that of the first real array."""
-    for value in arrays:
-        if _is_array(value) and not isinstance(value, np.ndarray | np.generic):
-            import array_api_compat
+def _type_name(value: Any) -> str:
+    kind = type(value)
+    return f"{kind.__module__}.{kind.__qualname__}"
 
+
+def _namespace_of(arrays: dict[str, Any]):
+    """The namespace results go back to: that of the first real array.
+
+    numpy arrays, array-likes and objects numpy converts (``__array__``)
+    give None: numpy out, as in SciPy.  Other array types must be known to
+    ``array_api_compat``; anything else is a TypeError naming the type.
+    """
+    import array_api_compat
+
+    for name, value in arrays.items():
+        if not _is_array(value) or isinstance(value, np.ndarray | np.generic):
+            continue
+        try:
             return array_api_compat.array_namespace(value)
+        except TypeError:
+            if hasattr(value, "__array__") or hasattr(value,
+                                                      "__array_interface__"):
+                continue
+            raise TypeError(
+                f"{name}: unsupported array type {_type_name(value)}; "
+                f"jaxndimage accepts numpy, JAX, dask, torch, CuPy and other "
+                f"array-API arrays, and anything numpy.asarray "
+                f"converts") from None
     return None
 
 
+_CPU = 1  # DLPack's device type for host memory
+
+
+def _on_host(value: Any) -> bool:
+    """False for arrays in accelerator memory (CuPy, torch on CUDA, ...)."""
+    try:
+        return value.__dlpack_device__()[0] == _CPU
+    except (AttributeError, TypeError, RuntimeError, BufferError):
+        return True
+
+
+def _from_device(value: Any) -> jax.Array:
+    """An accelerator array as a JAX array on the same device, via DLPack."""
+    return jax.dlpack.from_dlpack(value)
+
+
+def _to_device(array: jax.Array, borrowed: frozenset[int],
+               namespace: Any) -> Any:
+    """A JAX result on an accelerator handed to ``namespace`` via DLPack
+    (a copy first where it shares memory with an input)."""
+    if _buffer_pointer(array) in borrowed:
+        array = array.copy()
+    return namespace.from_dlpack(array)
+
+
 def _to_namespace(result: np.ndarray, namespace) -> Any:
+    """A numpy result as an array of ``namespace``, sharing its memory
+    through DLPack where that namespace can."""
     if namespace is None:
         return result
-    return namespace.asarray(result)
+    try:
+        return namespace.from_dlpack(result)
+    except (AttributeError, TypeError, RuntimeError, BufferError,
+            ValueError):
+        return namespace.asarray(result)
 
 
-def ndimage_function(*array_params: str, reject_float16: bool = True
-                     ) -> Callable[[F], F]:
+def ndimage_function(*array_params: str, reject_float16: bool = True,
+                     depth: DepthRule | None = None) -> Callable[[F], F]:
     """Decorate a JAX implementation into a drop-in ``scipy.ndimage`` function.
 
     Parameters
@@ -150,35 +215,64 @@ def ndimage_function(*array_params: str, reject_float16: bool = True
     reject_float16 : bool, optional
         Raise SciPy's RuntimeError for a non-JAX float16 ``input``, as SciPy's
         C routines do.  JAX float16 input is always accepted.
+    depth : callable, optional
+        How far the function reaches around each output point, for dask
+        inputs: ``depth(arguments, ndim)`` maps the bound arguments (defaults
+        applied) to one int or None (the whole axis) per axis of the first
+        array parameter; see :mod:`jaxndimage._distributed` for ready rules
+        (``footprint_depth``, ``window1d_depth``, ``gaussian_depth``, ...).
+        Without it, ``_distributed.DEPTHS`` is looked up by the function's
+        name, and a function found in neither rejects dask arrays with a
+        TypeError.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> from jaxndimage._distributed import window1d_depth
+    >>> @ndimage_function("input", depth=window1d_depth)
+    ... def box3(input, size=3, axis=-1, origin=0):
+    ...     return (jnp.roll(input, 1, axis) + input
+    ...             + jnp.roll(input, -1, axis)) / 3
+    >>> box3([3.0, 0.0, 0.0, 0.0, 3.0])
+    array([2., 1., 0., 1., 2.])
     """
 
     def decorate(impl: F) -> F:
         signature = inspect.signature(impl)
         has_output = "output" in signature.parameters
+        depth_rule = depth or _distributed.DEPTHS.get(impl.__name__)
 
         @functools.wraps(impl)
         def wrapper(*args, **kwargs):
             bound = signature.bind(*args, **kwargs)
             arguments = bound.arguments
-            arrays = [arguments[name] for name in array_params
-                      if arguments.get(name) is not None]
+            given = {name: arguments[name] for name in array_params
+                     if arguments.get(name) is not None}
             output = arguments.get("output") if has_output else None
 
-            if any(is_jax_array(value) for value in arrays):
+            if any(_distributed.is_dask_array(v) for v in given.values()):
+                bound.apply_defaults()
+                return _distributed.map_dask(wrapper, bound, array_params[0],
+                                             depth_rule)
+
+            if any(is_jax_array(value) for value in given.values()):
                 if _is_array(output) and not isinstance(output, OutputArray):
                     raise TypeError(
                         "output: JAX arrays are immutable, so an output array "
                         "cannot be written in place; pass a dtype instead "
                         "(output=jnp.float32) and use the returned array")
-                return impl(*bound.args, **bound.kwargs)
+                sharded = _distributed.explicit_sharding(list(given.values()))
+                if sharded is None:
+                    return impl(*bound.args, **bound.kwargs)
+                return _call_explicitly_sharded(impl, bound, given, sharded)
 
-            namespace = _namespace_of(arrays)
+            namespace = _namespace_of(given)
+            on_device = not all(_on_host(value) for value in given.values())
             with jax.enable_x64(True):
                 borrowed = set()
-                for name in array_params:
-                    if arguments.get(name) is None:
-                        continue
-                    value = to_jax(arguments[name])
+                for name, value in given.items():
+                    value = (_from_device(value) if not _on_host(value)
+                             else to_jax(value))
                     if (name == "input" and reject_float16
                             and value.dtype == np.float16):
                         raise RuntimeError(
@@ -188,19 +282,38 @@ def ndimage_function(*array_params: str, reject_float16: bool = True
                     if pointer is not None:
                         borrowed.add(pointer)
                 if has_output:
-                    arguments["output"] = _output_request(output)
+                    arguments["output"] = _output_request(output, namespace)
                 result = impl(*bound.args, **bound.kwargs)
-                result = jax.tree.map(
-                    lambda a: from_jax(a, frozenset(borrowed)), result)
+                if on_device and namespace is not None:
+                    result = jax.tree.map(
+                        lambda a: _to_device(a, frozenset(borrowed),
+                                             namespace), result)
+                else:
+                    result = jax.tree.map(
+                        lambda a: _to_namespace(
+                            from_jax(a, frozenset(borrowed)), namespace),
+                        result)
 
             if has_output and isinstance(arguments["output"], OutputArray):
-                if isinstance(output, np.ndarray):
-                    output[...] = result
-                else:
-                    output[...] = _to_namespace(result, namespace)
+                output[...] = result
                 return output
-            return jax.tree.map(lambda a: _to_namespace(a, namespace), result)
+            return result
 
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def _call_explicitly_sharded(impl: Callable, bound: inspect.BoundArguments,
+                             given: dict[str, Any], sharded: jax.Array) -> Any:
+    """``impl`` on arrays whose type carries explicit sharding."""
+    names = [name for name, value in given.items() if is_jax_array(value)]
+
+    def run(*values):
+        for name, value in zip(names, values):
+            bound.arguments[name] = value
+        return impl(*bound.args, **bound.kwargs)
+
+    return _distributed.call_sharded(
+        run, [given[name] for name in names], jax.typeof(sharded).sharding,
+        tuple(sharded.shape))
