@@ -8,11 +8,17 @@ eight.  Every filter pads through :func:`pad_axis`, which looks the mode up in
 
 All index maps are periodic extensions, which is what SciPy's C line
 extension produces for pads of any width, including pads wider than the axis.
+
+Interpolation adds three columns to the table (:data:`INTERPOLATION`): how a
+float coordinate past the edge is mapped back (:func:`map_coordinate`), how
+the spline coefficients are extended to reach the neighbours of a point near
+the edge, and which boundary condition the spline prefilter assumes (with the
+padding SciPy applies first for ``nearest`` and ``grid-constant``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -26,6 +32,9 @@ __all__ = [
     "check_mode",
     "check_modes",
     "extend_indices",
+    "INTERPOLATION",
+    "InterpolationMode",
+    "map_coordinate",
     "pad_axis",
 ]
 
@@ -121,3 +130,91 @@ def pad_axis(x: jnp.ndarray, axis: int, before: int, after: int, mode: str,
     return jnp.concatenate(
         [_edge(x, axis, left, cval), x, _edge(x, axis, right, cval)],
         axis=axis)
+
+
+# --------------------------------------------------------------------------
+# Interpolation
+# --------------------------------------------------------------------------
+
+class InterpolationMode(NamedTuple):
+    """How one SciPy mode behaves in interpolation.
+
+    coordinate:
+        how :func:`map_coordinate` folds a float coordinate into the axis:
+        "mirror" (about 0 and n-1), "reflect" (about -1/2 and n-1/2),
+        "wrap" (period n-1, SciPy's legacy 'wrap'), "grid-wrap" (period n),
+        "outside" (leave it; points past the edges give cval) or "keep"
+        (leave it; the coefficient extension covers any distance).
+    coefficients:
+        the :data:`FILTER_EXTENSION` mode that extends the spline
+        coefficients to the neighbours of a point near the edge.
+    prefilter:
+        the boundary condition of the spline prefilter, again as a
+        :data:`FILTER_EXTENSION` mode (the prefilter is exact for that
+        extension of the signal).
+    prepad:
+        the mode SciPy pads the input with (by :data:`PREPAD` samples)
+        before the prefilter, or None.
+    """
+
+    coordinate: str
+    coefficients: str
+    prefilter: str
+    prepad: str | None
+
+
+#: Every interpolation mode, in SciPy's C semantics (ni_interpolation.c,
+#: ni_splines.c): 'constant' and 'wrap' have no exact prefilter of their own
+#: and use the mirror one; 'nearest' and 'grid-constant' are padded first.
+INTERPOLATION: dict[str, InterpolationMode] = {
+    "constant": InterpolationMode("outside", "mirror", "mirror", None),
+    "grid-constant": InterpolationMode("keep", "constant", "mirror",
+                                       "constant"),
+    "nearest": InterpolationMode("keep", "nearest", "reflect", "nearest"),
+    "reflect": InterpolationMode("reflect", "reflect", "reflect", None),
+    "grid-mirror": InterpolationMode("reflect", "reflect", "reflect", None),
+    "mirror": InterpolationMode("mirror", "mirror", "mirror", None),
+    "wrap": InterpolationMode("wrap", "mirror", "mirror", None),
+    "grid-wrap": InterpolationMode("grid-wrap", "wrap", "wrap", None),
+}
+
+#: Samples SciPy pads on each side before prefiltering 'nearest' and
+#: 'grid-constant' (``_prepad_for_spline_filter``).
+PREPAD = 12
+
+
+def map_coordinate(x: jnp.ndarray, size: int, mode: str) -> jnp.ndarray:
+    """Fold float coordinates past the edges of an axis of ``size`` samples.
+
+    Coordinates inside ``[0, size - 1]`` are unchanged.  The folding uses
+    C's truncating division, as SciPy does, so results agree to the last
+    bit.  'constant', 'grid-constant' and 'nearest' leave coordinates
+    unchanged (see :class:`InterpolationMode`).
+    """
+    kind = INTERPOLATION[check_mode(mode)].coordinate
+    if kind in ("outside", "keep"):
+        return x
+    if size <= 1:
+        return jnp.zeros_like(x)
+    n = float(size)
+    low, high = x < 0, x > n - 1
+    if kind == "mirror":
+        period = 2 * n - 2
+        below = period * jnp.trunc(-x / period) + x
+        below = jnp.where(below <= 1 - n, below + period, -below)
+        above = x - period * jnp.trunc(x / period)
+        above = jnp.where(above >= n, period - above, above)
+    elif kind == "reflect":
+        period = 2 * n
+        below = jnp.where(x < -period, period * jnp.trunc(-x / period) + x, x)
+        below = jnp.where(below < -n, below + period, -below - 1)
+        above = x - period * jnp.trunc(x / period)
+        above = jnp.where(above >= n, period - above - 1, above)
+    elif kind == "wrap":
+        period = n - 1
+        below = x + period * (jnp.trunc(-x / period) + 1)
+        above = x - period * jnp.trunc(x / period)
+    else:  # grid-wrap
+        below = x + n * (jnp.trunc((-1 - x) / n) + 1)
+        above = x - n * jnp.trunc(x / n)
+    return jnp.where(low, below, jnp.where(high, above, x))

@@ -1,0 +1,275 @@
+"""Spline prefilters: ``spline_filter1d``, ``spline_filter`` and the
+coefficients interpolation starts from.
+
+SciPy turns samples into B-spline coefficients with one causal and one
+anticausal first-order recursion per pole of the spline, starting from
+initial conditions that are exact for one extension of the signal: mirror
+(``constant``, ``grid-constant``, ``mirror``, ``wrap``), half-sample
+reflection (``reflect``, ``grid-mirror``, ``nearest``) or periodic
+(``grid-wrap``); see :data:`jaxndimage._modes.INTERPOLATION`.  With exact
+initial conditions the two recursions of a pole ``z`` are the symmetric
+convolution of that extension with ``h[k] = (1 - z) / (1 + z) * z**|k|``.
+That is what is computed here: the extension comes from the shared
+``_modes.pad_axis`` and the kernel is truncated where ``|z|**k`` falls below
+the rounding error of the compute dtype.  A convolution has no recursion to
+amplify rounding errors, so it is as stable in float32 as in float64, and it
+vectorises over the whole array.
+
+Accuracy (float32 inputs compute in float32), measured against SciPy in
+float64 on 256x256 uniform random images in [0, 1), all eight modes, as the
+largest absolute difference divided by the largest magnitude of SciPy's
+result:
+
+========  ================  ==================================
+order     ``spline_filter``  ``map_coordinates`` (prefiltered)
+========  ================  ==================================
+4         1.9e-07           2.0e-07
+5         2.3e-07           2.2e-07
+========  ================  ==================================
+
+(A naive float32 recursion with SciPy's initial conditions reaches about
+1e-6 for order 5; float64 inputs agree with SciPy to about 1e-15.)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache, partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxndimage._casting import cast_like_c, compute_dtype
+from jaxndimage._dispatch import ndimage_function
+from jaxndimage._docstrings import docfiller
+from jaxndimage._filters import _correlate_along
+from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, pad_axis
+from jaxndimage._support import normalize_axis, output_dtype
+
+__all__ = ["spline_filter", "spline_filter1d", "spline_coefficients"]
+
+Array = jax.Array
+ArrayLike = Any
+
+#: Poles of the B-spline prefilter of each order (ni_splines.c).
+POLES: dict[int, tuple[float, ...]] = {
+    2: (np.sqrt(8.0) - 3.0,),
+    3: (np.sqrt(3.0) - 2.0,),
+    4: (np.sqrt(664.0 - np.sqrt(438976.0)) + np.sqrt(304.0) - 19.0,
+        np.sqrt(664.0 + np.sqrt(438976.0)) - np.sqrt(304.0) - 19.0),
+    5: (np.sqrt(67.5 - np.sqrt(4436.25)) + np.sqrt(26.25) - 6.5,
+        np.sqrt(67.5 + np.sqrt(4436.25)) - np.sqrt(26.25) - 6.5),
+}
+
+#: Relative size below which kernel taps are dropped, per compute dtype.
+_TOLERANCE = {np.dtype(np.float32): 1e-10, np.dtype(np.float64): 1e-18}
+
+
+@lru_cache(maxsize=None)
+def pole_kernel(z: float, dtype: np.dtype) -> np.ndarray:
+    """The symmetric FIR of one pole's causal and anticausal passes (gain
+    included), ``h[-K..K]`` in float64, truncated below the tolerance."""
+    radius = int(np.ceil(np.log(_TOLERANCE[np.dtype(dtype)])
+                         / np.log(abs(z))))
+    k = np.arange(-radius, radius + 1)
+    return (1 - z) / (1 + z) * z ** np.abs(k)
+
+
+@lru_cache(maxsize=None)
+def _reflect_correction(z: float, n: int, dtype: np.dtype
+                        ) -> tuple[np.ndarray, np.ndarray] | None:
+    """SciPy's half-sample ('reflect') initial condition, minus the exact one.
+
+    SciPy's causal initial sum reads its first sample after starting to
+    accumulate into it, so its result differs from the exact half-sample
+    symmetric filter by a rank-one term ``v * (w . x)`` (``x`` the input of
+    the pole's passes).  It vanishes like ``z**(2n)``; None when negligible.
+    """
+    scale = z ** (2 * n) / (1 - z ** (2 * n))
+    if abs(scale) < _TOLERANCE[np.dtype(dtype)]:
+        return None
+    w = np.zeros(n)
+    w[n - 1] += z ** n
+    for i in range(1, n - 1):
+        w[i] += z ** i
+        w[n - 1 - i] += z ** (i + n)
+    causal = z ** np.arange(n)
+    v = np.empty(n)
+    v[n - 1] = z / (z - 1) * causal[n - 1]
+    for i in range(n - 2, -1, -1):
+        v[i] = z * (v[i + 1] - causal[i])
+    gain = (1 - z) * (1 - 1 / z)
+    return v * gain * scale, w
+
+
+def _filter_axis(x: Array, order: int, axis: int, extension: str) -> Array:
+    """Prefilter ``x`` (a float array) along ``axis`` with the spline
+    boundary condition ``extension`` ('mirror', 'reflect' or 'wrap')."""
+    n = x.shape[axis]
+    if order < 2 or n <= 1:
+        return x
+    for z in POLES[order]:
+        taps = jnp.asarray(pole_kernel(z, x.dtype), x.dtype)
+        filtered = _correlate_along(x, taps, 0.0, axis, extension, 0, 1)
+        correction = (_reflect_correction(z, n, x.dtype)
+                      if extension == "reflect" else None)
+        if correction is not None:
+            v, w = (jnp.asarray(a, x.dtype) for a in correction)
+            weight = jnp.moveaxis(jnp.tensordot(
+                jnp.moveaxis(x, axis, -1), w, axes=1)[..., None] * v, -1,
+                axis)
+            filtered = filtered + weight
+        x = filtered
+    return x
+
+
+@partial(jax.jit, static_argnames=("order", "axes", "mode", "out_dtype"))
+def _spline_filter(x: Array, *, order: int, axes: tuple[int, ...], mode: str,
+                   out_dtype: np.dtype) -> Array:
+    extension = INTERPOLATION[mode].prefilter
+    for axis in axes:
+        x = x.astype(compute_dtype(x.dtype))
+        x = cast_like_c(_filter_axis(x, order, axis, extension), out_dtype)
+    return x
+
+
+def spline_coefficients(x: Array, order: int, mode: str, cval: Any,
+                        prefilter: bool) -> tuple[Array, int]:
+    """The array interpolation reads: spline coefficients (or ``x`` itself
+    when ``prefilter`` is off or ``order < 2``), and the padding in samples
+    SciPy adds on each side first (``_prepad_for_spline_filter``).
+
+    Traceable; ``order``, ``mode`` and ``prefilter`` are static.  The result
+    has the compute dtype of ``x``.
+    """
+    dtype = compute_dtype(x.dtype)
+    if not prefilter or order < 2:
+        return x.astype(dtype), 0
+    info = INTERPOLATION[mode]
+    npad = PREPAD if info.prepad else 0
+    if npad:
+        for axis in range(x.ndim):
+            x = pad_axis(x, axis, npad, npad, info.prepad, cval)
+    x = x.astype(dtype)
+    for axis in range(x.ndim):
+        x = _filter_axis(x, order, axis, info.prefilter)
+    return x, npad
+
+
+def _check_order(order: Any, low: int = 0) -> int:
+    if not low <= order <= 5:
+        raise RuntimeError("spline order not supported")
+    return int(order)
+
+
+def _spline_output(output: Any, input: Array) -> np.dtype:
+    if output is np.float64:
+        output = jax.dtypes.canonicalize_dtype(np.float64)
+    return output_dtype(output, input.dtype, shape=input.shape,
+                        complex_output=jnp.iscomplexobj(input))
+
+
+@docfiller
+@ndimage_function("input")
+def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
+                    output: Any = np.float64, mode: str = "mirror") -> Array:
+    """Spline coefficients of `input` along one axis.
+
+    Parameters
+    ----------
+    %(input)s
+    order : int, optional
+        Order of the spline, 0 to 5. Default is 3. Orders 0 and 1 return a
+        copy of `input`.
+    %(axis)s
+    output : array or dtype, optional
+        dtype of the result (default float64; float32 when JAX's x64 mode
+        is off), or for non-JAX input an array to write it into.
+    mode : str, optional
+        The boundary condition the coefficients are exact for, as in
+        `map_coordinates`. Default is 'mirror'.
+
+    Returns
+    -------
+    spline_filter1d : array
+        The coefficients, of the shape of `input`.
+
+    Notes
+    -----
+    The prefilter is computed as an exact-boundary convolution rather than a
+    recursion; see the module notes for its float32 accuracy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import spline_filter1d
+    >>> spline_filter1d(np.array([0., 0., 6., 0., 0.])).round(4)
+    array([ 1.6077, -1.9292,  7.5692, -1.9292,  1.6077])
+    """
+    input = jnp.asarray(input)
+    order = _check_order(order)
+    out = _spline_output(output, input)
+    if jnp.iscomplexobj(input):
+        real = spline_filter1d(input.real, order, axis,
+                               np.finfo(out).dtype, mode)
+        imag = spline_filter1d(input.imag, order, axis,
+                               np.finfo(out).dtype, mode)
+        return jax.lax.complex(real, imag).astype(out)
+    check_mode(mode)
+    if order < 2 or input.ndim == 0:
+        return cast_like_c(input, out)
+    axis = normalize_axis(axis, input.ndim)
+    if input.size == 0:
+        return jnp.zeros(input.shape, out)
+    return _spline_filter(input, order=order, axes=(axis,), mode=mode,
+                          out_dtype=out)
+
+
+@docfiller
+@ndimage_function("input")
+def spline_filter(input: ArrayLike, order: int = 3, output: Any = np.float64,
+                  mode: str = "mirror") -> Array:
+    """Multidimensional spline coefficients of `input`.
+
+    One `spline_filter1d` pass per axis, cast to `output`'s dtype after
+    each pass, as SciPy does.
+
+    Parameters
+    ----------
+    %(input)s
+    order : int, optional
+        Order of the spline, 2 to 5. Default is 3.
+    output : array or dtype, optional
+        dtype of the result (default float64; float32 when JAX's x64 mode
+        is off), or for non-JAX input an array to write it into.
+    mode : str, optional
+        The boundary condition the coefficients are exact for, as in
+        `map_coordinates`. Default is 'mirror'.
+
+    Returns
+    -------
+    spline_filter : array
+        The coefficients, of the shape of `input`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import spline_filter
+    >>> spline_filter(np.eye(3), order=2).round(3)
+    array([[ 1.889, -0.889,  0.556],
+           [-0.889,  1.889, -0.889],
+           [ 0.556, -0.889,  1.889]])
+    """
+    input = jnp.asarray(input)
+    order = _check_order(order, low=2)
+    out = _spline_output(output, input)
+    if jnp.iscomplexobj(input):
+        real = spline_filter(input.real, order, np.finfo(out).dtype, mode)
+        imag = spline_filter(input.imag, order, np.finfo(out).dtype, mode)
+        return jax.lax.complex(real, imag).astype(out)
+    check_mode(mode)
+    if input.ndim == 0 or input.size == 0:
+        return cast_like_c(input, out)
+    return _spline_filter(input, order=order, axes=tuple(range(input.ndim)),
+                          mode=mode, out_dtype=out)
