@@ -374,7 +374,8 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
             f"{public} cannot run block by block on a dask array: it declares "
             f"no halo depth. Pass {name}.compute() for a numpy result.")
     output = arguments.get("output")
-    if output is not None and hasattr(output, "shape"):
+    if not isinstance(output, type | str | np.dtype) and hasattr(output,
+                                                                 "shape"):
         raise TypeError(
             "output: with a dask input the result is a new lazy dask array, "
             "so an output array cannot be written in place; pass a dtype "

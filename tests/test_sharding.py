@@ -1,0 +1,40 @@
+"""JAX arrays sharded across devices: sharded results, equal to unsharded.
+
+The check runs in a subprocess (tests/_sharding_check.py) because the number
+of CPU devices is fixed when JAX starts:
+``XLA_FLAGS=--xla_force_host_platform_device_count=4``, a 2 x 2 mesh over
+both spatial axes, shards (8 x 12) smaller than the Gaussian's radius (12).
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CHECK = Path(__file__).with_name("_sharding_check.py")
+
+
+def _run(*flags):
+    env = dict(os.environ, JAX_PLATFORMS="cpu",
+               XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    return subprocess.run([sys.executable, str(CHECK), *flags], env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_sharded_filters_every_mode():
+    # Explicit meshes (jax.make_mesh's default): every mode, jit and eager,
+    # results keep the input's sharding.  Automatic meshes: same values.
+    run = _run()
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.strip().splitlines()[-1].startswith("ok ")
+
+
+@pytest.mark.xfail(reason="XLA replicates the separable filters' fused "
+                   "padding gather (_filters._gather_pad) on automatically "
+                   "sharded arrays; explicit meshes are kept sharded by the "
+                   "dispatcher", strict=False)
+def test_automatic_sharding_keeps_results_sharded():
+    run = _run("--auto-sharding")
+    assert run.returncode == 0, run.stdout + run.stderr
