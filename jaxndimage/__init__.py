@@ -50,6 +50,20 @@ from jaxndimage._fourier import (
     fourier_uniform,
 )
 
+# Interpolation and spline prefilters (scipy.ndimage)
+from jaxndimage._interpolation import (
+    affine_transform,
+    geometric_transform,
+    map_coordinates,
+    rotate,
+    shift,
+    zoom,
+)
+from jaxndimage._splines import (
+    spline_filter,
+    spline_filter1d,
+)
+
 # Patch tools (skimage.util) and their inverses
 from jaxndimage._blocks import (
     montage,

@@ -1,0 +1,824 @@
+"""Interpolation: map_coordinates, affine_transform, shift, zoom, rotate and
+geometric_transform, with SciPy's B-splines of order 0 to 5.
+
+Every function reads the array from :func:`_splines.spline_coefficients`
+(SciPy's prefilter, with its padding for 'nearest' and 'grid-constant'),
+folds coordinates past the edges with :func:`_modes.map_coordinate` and
+extends the coefficients with :func:`_modes.pad_axis`, as the shared mode
+table :data:`_modes.INTERPOLATION` says.  An output point of a spline of
+order ``n`` is a weighted sum of ``(n + 1)**ndim`` coefficients, gathered for
+all output points at once in a static Python loop over the neighbour
+offsets.  ``shift``, ``zoom`` and diagonal ``affine_transform`` map each axis
+on its own, so they interpolate one axis after the other instead.
+
+Integer outputs are rounded half away from zero and clipped to the dtype's
+range, as SciPy's interpolation does (unlike its filters, which truncate).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxndimage._casting import cast_like_c, compute_dtype
+from jaxndimage._dispatch import ndimage_function
+from jaxndimage._docstrings import docfiller
+from jaxndimage._modes import INTERPOLATION, check_mode, map_coordinate, pad_axis
+from jaxndimage._splines import spline_coefficients
+from jaxndimage._support import OutputArray, normalize_sequence, output_dtype
+
+__all__ = [
+    "affine_transform",
+    "geometric_transform",
+    "map_coordinates",
+    "rotate",
+    "shift",
+    "zoom",
+]
+
+Array = jax.Array
+ArrayLike = Any
+
+_PARAMETERS = """\
+    order : int, optional
+        Order of the spline, 0 to 5. Default is 3.
+    mode : str, optional
+        How `input` is extended past its edges: 'constant' (default),
+        'grid-constant', 'nearest', 'reflect', 'grid-mirror', 'mirror',
+        'wrap' or 'grid-wrap', with SciPy's meaning. 'constant' gives `cval`
+        outside ``[0, n - 1]`` and interpolates inside it; 'grid-constant'
+        interpolates everywhere with `cval` past the edges. 'wrap' is
+        SciPy's legacy periodic extension of period ``n - 1``; 'grid-wrap'
+        has period ``n``.
+    cval : scalar, optional
+        Value past the edges for the constant modes. Default is 0.0.
+    prefilter : bool, optional
+        Whether to compute the spline coefficients of `input` first
+        (`spline_filter`, with the boundary condition of `mode`). Default
+        is True. Without it an ``order > 1`` spline smooths `input`."""
+
+
+def _interpolation_doc(func: Callable) -> Callable:
+    """Put the shared order/mode/cval/prefilter descriptions into the
+    docstring (before :func:`docfiller` fills the others)."""
+    func.__doc__ = func.__doc__.replace("    %(interpolation)s", _PARAMETERS)
+    return func
+
+
+# --------------------------------------------------------------------------
+# Kernels (pure JAX; everything here may be traced)
+# --------------------------------------------------------------------------
+
+def _coordinate_dtype() -> np.dtype:
+    return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
+
+
+def _spline_weights(x: Array, order: int) -> list[Array]:
+    """B-spline weights of the ``order + 1`` neighbours of ``x``, where
+    ``x`` is the offset from the first neighbour's centre minus
+    ``order // 2`` (``0 <= x < 1`` for odd, ``-1/2 <= x < 1/2`` for even
+    orders).  The last weight makes them sum to one, as in SciPy."""
+    if order == 0:
+        return [jnp.ones_like(x)]
+    y, z = x, 1.0 - x
+    if order == 1:
+        weights = [1.0 - x]
+    elif order == 2:
+        weights = [0.5 * (0.5 - x) ** 2, 0.75 - x * x]
+    elif order == 3:
+        weights = [z * z * z / 6.0,
+                   (y * y * (y - 2.0) * 3.0 + 4.0) / 6.0,
+                   (z * z * (z - 2.0) * 3.0 + 4.0) / 6.0]
+    elif order == 4:
+        def outer(u):
+            return u * (u * (u * (5.0 - u) / 6.0 - 1.25) + 5.0 / 24.0) \
+                + 55.0 / 96.0
+        t = x * x
+        w = (0.5 - x) ** 2
+        weights = [w * w / 24.0, outer(1.0 + x),
+                   t * (t * 0.25 - 0.625) + 115.0 / 192.0, outer(z)]
+    else:
+        def inner(u):
+            t = u * u
+            return t * (t * (0.25 - u / 12.0) - 0.5) + 0.55
+
+        def outer(u):
+            return u * (u * (u * (u * (u / 24.0 - 0.375) + 1.25) - 1.75)
+                        + 0.625) + 0.425
+        t = z * z
+        weights = [z * t * t / 120.0, outer(1.0 + y), inner(y), inner(z),
+                   outer(1.0 + z)]
+    last = 1.0 - weights[0]
+    for w in weights[1:]:
+        last = last - w
+    return weights + [last]
+
+
+def _axis_plan(x: Array, size: int, order: int, mode: str, pad: int
+               ) -> tuple[Array, list[Array], Array | None]:
+    """For coordinates ``x`` along an axis of ``size`` coefficients: the
+    index of the first neighbour in the array padded by ``pad``, the
+    neighbours' weights, and where 'constant' gives cval (or None)."""
+    outside = None
+    if INTERPOLATION[mode].coordinate == "outside":
+        outside = (x < 0) | (x > size - 1)
+    cc = map_coordinate(x, size, mode)
+    base = jnp.floor(cc if order & 1 else cc + 0.5)
+    weights = _spline_weights(cc - base, order)
+    start = jnp.clip(base - order // 2, -pad, size - 1 + pad - order)
+    start = jnp.where(jnp.isnan(start), 0, start)
+    return (start + pad).astype(np.int32), weights, outside
+
+
+def _round_to(values: Array, dtype: np.dtype) -> Array:
+    """Store interpolated values as SciPy does: round half away from zero
+    and clip for integer outputs, a C cast otherwise."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "u":
+        values = jnp.where(values > 0, values + 0.5, 0.0)
+        values = jnp.minimum(values, float(np.iinfo(dtype).max))
+    elif dtype.kind == "i":
+        values = jnp.where(values > 0, values + 0.5, values - 0.5)
+        values = jnp.clip(values, float(np.iinfo(dtype).min),
+                          float(np.iinfo(dtype).max))
+    return cast_like_c(values, dtype)
+
+
+def _pad_coefficients(c: Array, order: int, mode: str, cval: Any) -> Array:
+    extension = INTERPOLATION[mode].coefficients
+    for axis in range(c.ndim):
+        c = pad_axis(c, axis, order + 1, order + 1, extension, cval)
+    return c
+
+
+def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
+                        mode: str, cval: Any) -> Array:
+    """Interpolate the coefficients ``c`` at points given by one coordinate
+    array per axis (all of one shape)."""
+    pad = order + 1
+    padded = _pad_coefficients(c, order, mode, cval)
+    flat = padded.reshape(-1)
+    strides = np.cumprod((padded.shape[1:] + (1,))[::-1])[::-1]
+    base = 0
+    weights, outside = [], None
+    for axis, x in enumerate(coordinates):
+        start, w, out = _axis_plan(x, c.shape[axis], order, mode, pad)
+        base = base + start * int(strides[axis])
+        weights.append([v.astype(c.dtype) for v in w])
+        if out is not None:
+            outside = out if outside is None else outside | out
+    total = None
+    for offsets in itertools.product(range(order + 1), repeat=c.ndim):
+        shift = sum(int(o * s) for o, s in zip(offsets, strides))
+        value = flat.at[base + shift].get(mode="promise_in_bounds")
+        for axis, o in enumerate(offsets):
+            if order > 0:
+                value = value * weights[axis][o]
+        total = value if total is None else total + value
+    if outside is not None:
+        total = jnp.where(outside, jnp.asarray(cval, c.dtype), total)
+    return total
+
+
+def _interpolate_separable(c: Array, coordinates: Sequence[Array],
+                           order: int, mode: str, cval: Any) -> Array:
+    """Interpolate ``c`` on the grid of per-axis 1-D coordinate arrays,
+    one axis after the other."""
+    pad = order + 1
+    extension = INTERPOLATION[mode].coefficients
+    outside = None
+    for axis, x in enumerate(coordinates):
+        start, weights, out = _axis_plan(x, c.shape[axis], order, mode, pad)
+        padded = pad_axis(c, axis, pad, pad, extension, cval)
+        shape = [1] * c.ndim
+        shape[axis] = -1
+        total = None
+        for j, w in enumerate(weights):
+            index = (slice(None),) * axis + (start + j,)
+            value = padded.at[index].get(mode="promise_in_bounds")
+            if order > 0:
+                value = value * w.astype(c.dtype).reshape(shape)
+            total = value if total is None else total + value
+        c = total
+        if out is not None:
+            out = out.reshape(shape)
+            outside = out if outside is None else outside | out
+    if outside is not None:
+        c = jnp.where(outside, jnp.asarray(cval, c.dtype), c)
+    return c
+
+
+@partial(jax.jit, static_argnames=("order", "mode", "prefilter",
+                                   "out_dtype"))
+def _map_kernel(x: Array, coordinates: Array, cval: Any, *, order: int,
+                mode: str, prefilter: bool, out_dtype: np.dtype) -> Array:
+    c, npad = spline_coefficients(x, order, mode, cval, prefilter)
+    coordinates = coordinates.astype(_coordinate_dtype())
+    points = [coordinates[axis] + npad for axis in range(x.ndim)]
+    return _round_to(_interpolate_points(c, points, order, mode, cval),
+                     out_dtype)
+
+
+def _output_grid(shape: tuple[int, ...]) -> list[Array]:
+    return [jnp.arange(n, dtype=_coordinate_dtype()) for n in shape]
+
+
+@partial(jax.jit, static_argnames=("out_shape", "order", "mode", "prefilter",
+                                   "out_dtype"))
+def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
+                   out_shape: tuple[int, ...], order: int, mode: str,
+                   prefilter: bool, out_dtype: np.dtype) -> Array:
+    c, npad = spline_coefficients(x, order, mode, cval, prefilter)
+    dtype = _coordinate_dtype()
+    matrix, offset = matrix.astype(dtype), offset.astype(dtype)
+    grid = jnp.meshgrid(*_output_grid(out_shape), indexing="ij")
+    points = []
+    for row in range(x.ndim):
+        coordinate = 0.0
+        for col, g in enumerate(grid):
+            coordinate = coordinate + g * matrix[row, col]
+        points.append(coordinate + offset[row] + npad)
+    return _round_to(_interpolate_points(c, points, order, mode, cval),
+                     out_dtype)
+
+
+@partial(jax.jit, static_argnames=("out_shape", "order", "mode", "prefilter",
+                                   "grid_mode", "out_dtype"))
+def _zoom_shift_kernel(x: Array, zooms: Array | None, shifts: Array | None,
+                       cval: Any, *, out_shape: tuple[int, ...], order: int,
+                       mode: str, prefilter: bool, grid_mode: bool,
+                       out_dtype: np.dtype) -> Array:
+    c, npad = spline_coefficients(x, order, mode, cval, prefilter)
+    points = []
+    for axis, k in enumerate(_output_grid(out_shape)):
+        if shifts is not None:
+            k = k + shifts[axis].astype(k.dtype)
+        if zooms is not None:
+            zoom = zooms[axis].astype(k.dtype)
+            k = (k + 0.5) * zoom - 0.5 if grid_mode else k * zoom
+        points.append(k + npad)
+    return _round_to(_interpolate_separable(c, points, order, mode, cval),
+                     out_dtype)
+
+
+# --------------------------------------------------------------------------
+# Shell helpers
+# --------------------------------------------------------------------------
+
+def _check_order(order: Any) -> int:
+    if not 0 <= order <= 5:
+        raise RuntimeError("spline order not supported")
+    return int(order)
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    return np.finfo(dtype).dtype if dtype.kind == "c" else dtype
+
+
+def _complex_parts(run: Callable[[Array, Any, np.dtype], Array],
+                   input: Array, cval: Any, out: np.dtype) -> Array:
+    """Interpolate real and imaginary parts separately, as SciPy does."""
+    real = run(input.real, jnp.real(cval), _real_dtype(out))
+    imag = run(input.imag, jnp.imag(cval), _real_dtype(out))
+    return jax.lax.complex(real.astype(_real_dtype(out)),
+                           imag.astype(_real_dtype(out))).astype(out)
+
+
+def _prepare(input: ArrayLike, output: Any, order: Any, mode: str,
+             out_shape: Sequence[int]) -> tuple[Array, np.dtype, int]:
+    input = jnp.asarray(input)
+    order = _check_order(order)
+    out_shape = tuple(int(n) for n in out_shape)
+    if input.ndim < 1 or len(out_shape) < 1:
+        raise RuntimeError("input and output rank must be > 0")
+    out = output_dtype(output, input.dtype, shape=out_shape,
+                       complex_output=jnp.iscomplexobj(input))
+    check_mode(mode)
+    return input, out, order
+
+
+def _empty(out_shape: Sequence[int], input: Array, cval: Any,
+           out: np.dtype) -> Array | None:
+    """The result when there is nothing to interpolate, else None."""
+    if math.prod(out_shape) == 0:
+        return jnp.zeros(tuple(out_shape), out)
+    if input.size == 0:
+        return _round_to(jnp.full(tuple(out_shape), cval,
+                                  compute_dtype(input.dtype)), out)
+    return None
+
+
+# --------------------------------------------------------------------------
+# Public functions
+# --------------------------------------------------------------------------
+
+@docfiller
+@ndimage_function("input", "coordinates")
+@_interpolation_doc
+def map_coordinates(input: ArrayLike, coordinates: ArrayLike,
+                    output: Any = None, order: int = 3,
+                    mode: str = "constant", cval: Any = 0.0,
+                    prefilter: bool = True) -> Array:
+    """Interpolate `input` at the points given by `coordinates`.
+
+    Parameters
+    ----------
+    %(input)s
+    coordinates : array_like
+        The coordinates at which `input` is evaluated: ``coordinates[i]``
+        holds the positions along axis ``i``, so the result has the shape
+        ``coordinates.shape[1:]``. Differentiable.
+    %(output)s
+    %(interpolation)s
+
+    Returns
+    -------
+    map_coordinates : array
+        The interpolated values.
+
+    See Also
+    --------
+    scipy.ndimage.map_coordinates : the reference implementation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import map_coordinates
+    >>> a = np.arange(12.).reshape((4, 3))
+    >>> map_coordinates(a, [[0.5, 2], [0.5, 1]], order=1)
+    array([2., 7.])
+    >>> map_coordinates(a, [[0.5, 2], [0.5, 1]], order=3).round(4)
+    array([2., 7.])
+    """
+    order = _check_order(order)
+    coordinates = jnp.asarray(coordinates)
+    if jnp.iscomplexobj(coordinates):
+        raise TypeError("Complex type not supported")
+    input = jnp.asarray(input)
+    out_shape = coordinates.shape[1:]
+    input, out, order = _prepare(input, output, order, mode, out_shape)
+    if coordinates.shape[0] != input.ndim:
+        raise RuntimeError("invalid shape for coordinate array")
+    if jnp.iscomplexobj(input):
+        return _complex_parts(
+            lambda x, c, dt: map_coordinates(x, coordinates, dt, order, mode,
+                                             c, prefilter),
+            input, cval, out)
+    empty = _empty(out_shape, input, cval, out)
+    if empty is not None:
+        return empty
+    return _map_kernel(input, coordinates, cval, order=order, mode=mode,
+                       prefilter=bool(prefilter), out_dtype=out)
+
+
+
+def _affine_matrix(matrix: Any, offset: Any, ndim: int, out_ndim: int
+                   ) -> tuple[Array, Any]:
+    """Validate and split an affine matrix as SciPy does: returns a 1-D
+    (diagonal) or ``ndim x out_ndim`` matrix and the offset."""
+    matrix = jnp.asarray(matrix)
+    if matrix.dtype.kind == "c":
+        raise TypeError("Complex type not supported")
+    if matrix.ndim not in (1, 2) or matrix.shape[0] < 1:
+        raise RuntimeError("no proper affine matrix provided")
+    if (matrix.ndim == 2 and matrix.shape[1] == ndim + 1
+            and matrix.shape[0] in (ndim, ndim + 1)):
+        if matrix.shape[0] == ndim + 1:
+            expected = [0] * ndim + [1]
+            if (not isinstance(matrix, jax.core.Tracer)
+                    and not np.all(np.asarray(matrix[ndim]) == expected)):
+                raise ValueError(
+                    f"Expected homogeneous transformation matrix with shape "
+                    f"{matrix.shape} for image shape {(ndim,)}, but bottom "
+                    f"row was not equal to {expected}")
+        offset = matrix[:ndim, ndim]
+        matrix = matrix[:ndim, :ndim]
+    if matrix.shape[0] != ndim:
+        raise RuntimeError("affine matrix has wrong number of rows")
+    if matrix.ndim == 2 and matrix.shape[1] != out_ndim:
+        raise RuntimeError("affine matrix has wrong number of columns")
+    return matrix, offset
+
+
+def _offset_vector(offset: Any, ndim: int) -> Array:
+    if isinstance(offset, jax.Array) and offset.ndim == 1:
+        if offset.shape[0] != ndim:
+            raise RuntimeError("sequence argument must have length equal to "
+                               "input rank")
+        return offset
+    if isinstance(offset, jax.Array) and offset.ndim == 0:
+        return jnp.broadcast_to(offset, (ndim,))
+    values = normalize_sequence(offset, ndim, "offset")
+    return jnp.stack([jnp.asarray(v) for v in values])
+
+
+@docfiller
+@ndimage_function("input", "matrix")
+@_interpolation_doc
+def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
+                     output_shape: Sequence[int] | None = None,
+                     output: Any = None, order: int = 3,
+                     mode: str = "constant", cval: Any = 0.0,
+                     prefilter: bool = True) -> Array:
+    """Apply an affine transformation.
+
+    The value at output point ``o`` is `input` interpolated at
+    ``matrix @ o + offset``.
+
+    Parameters
+    ----------
+    %(input)s
+    matrix : array_like
+        ``ndim x ndim`` (or ``ndim x output rank``) matrix; a 1-D array
+        (the diagonal, evaluated axis by axis, faster); ``ndim x (ndim+1)``
+        with the offset in the last column; or ``(ndim+1) x (ndim+1)``
+        homogeneous. Differentiable.
+    offset : float or sequence, optional
+        Offset added to the mapped coordinates (ignored when `matrix`
+        carries one). Default is 0.0. Differentiable.
+    output_shape : tuple of ints, optional
+        Shape of the result. Default: that of `output` if it is an array,
+        else that of `input`.
+    %(output)s
+    %(interpolation)s
+
+    Returns
+    -------
+    affine_transform : array
+        The transformed input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import affine_transform
+    >>> a = np.arange(12.).reshape((4, 3))
+    >>> affine_transform(a, [[1, 0], [0, 1]], offset=[1, 0], order=1)
+    array([[ 3.,  4.,  5.],
+           [ 6.,  7.,  8.],
+           [ 9., 10., 11.],
+           [ 0.,  0.,  0.]])
+    """
+    order = _check_order(order)
+    input = jnp.asarray(input)
+    if output_shape is None:
+        output_shape = (output.shape if isinstance(output, OutputArray)
+                        else input.shape)
+    input, out, order = _prepare(input, output, order, mode, output_shape)
+    output_shape = tuple(int(n) for n in output_shape)
+    if jnp.iscomplexobj(input):
+        return _complex_parts(
+            lambda x, c, dt: affine_transform(x, matrix, offset, output_shape,
+                                              dt, order, mode, c, prefilter),
+            input, cval, out)
+    matrix, offset = _affine_matrix(matrix, offset, input.ndim,
+                                    len(output_shape))
+    offset = _offset_vector(offset, input.ndim)
+    empty = _empty(output_shape, input, cval, out)
+    if empty is not None:
+        return empty
+    if matrix.ndim == 1:
+        dtype = _coordinate_dtype()
+        matrix, offset = matrix.astype(dtype), offset.astype(dtype)
+        return _zoom_shift_kernel(
+            input, matrix, offset / matrix, cval, out_shape=output_shape,
+            order=order, mode=mode, prefilter=bool(prefilter),
+            grid_mode=False, out_dtype=out)
+    return _affine_kernel(input, matrix, offset, cval,
+                          out_shape=output_shape, order=order, mode=mode,
+                          prefilter=bool(prefilter), out_dtype=out)
+
+
+
+@docfiller
+@ndimage_function("input")
+@_interpolation_doc
+def shift(input: ArrayLike, shift: Any, output: Any = None, order: int = 3,
+          mode: str = "constant", cval: Any = 0.0,
+          prefilter: bool = True) -> Array:
+    """Shift an array.
+
+    The value at output point ``o`` is `input` interpolated at
+    ``o - shift``.
+
+    Parameters
+    ----------
+    %(input)s
+    shift : float or sequence
+        The shift along the axes; a float shifts every axis by the same
+        amount. Differentiable.
+    %(output)s
+    %(interpolation)s
+
+    Returns
+    -------
+    shift : array
+        The shifted input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import shift
+    >>> shift(np.array([1., 2., 3., 4.]), 1.5, order=1, mode="nearest")
+    array([1. , 1. , 1.5, 2.5])
+    """
+    order = _check_order(order)
+    input, out, order = _prepare(input, output, order, mode,
+                                 jnp.shape(input) or (0,))
+    if jnp.iscomplexobj(input):
+        return _complex_parts(
+            lambda x, c, dt: globals()["shift"](x, shift, dt, order, mode, c,
+                                                prefilter),
+            input, cval, out)
+    shifts = -_offset_vector(shift, input.ndim).astype(_coordinate_dtype())
+    empty = _empty(input.shape, input, cval, out)
+    if empty is not None:
+        return empty
+    return _zoom_shift_kernel(
+        input, None, shifts, cval, out_shape=input.shape, order=order,
+        mode=mode, prefilter=bool(prefilter), grid_mode=False, out_dtype=out)
+
+
+
+@docfiller
+@ndimage_function("input")
+@_interpolation_doc
+def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
+         mode: str = "constant", cval: Any = 0.0, prefilter: bool = True, *,
+         grid_mode: bool = False) -> Array:
+    """Zoom an array.
+
+    Parameters
+    ----------
+    %(input)s
+    zoom : float or sequence
+        The zoom factor along the axes (one for all, or one per axis). The
+        output shape is ``round(input.shape * zoom)``, so the factors must
+        be concrete.
+    %(output)s
+    %(interpolation)s
+    grid_mode : bool, optional
+        If False (default), the centres of the first and last samples map
+        onto each other ("pixel centres"); if True, the outer edges of the
+        first and last pixels do, as in image resizing. Then 'grid-constant'
+        and 'grid-wrap' are the modes that make sense.
+
+    Returns
+    -------
+    zoom : array
+        The zoomed input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import zoom
+    >>> zoom(np.array([0., 1., 2.]), 5 / 3, order=1)
+    array([0. , 0.5, 1. , 1.5, 2. ])
+    """
+    order = _check_order(order)
+    input = jnp.asarray(input)
+    if input.ndim < 1:
+        raise RuntimeError("input and output rank must be > 0")
+    zooms = [float(z) for z in normalize_sequence(zoom, input.ndim, "zoom")]
+    out_shape = tuple(int(round(n * z)) for n, z in zip(input.shape, zooms))
+    input, out, order = _prepare(input, output, order, mode, out_shape)
+    if all(z == 1 for z in zooms) and prefilter:
+        return input.astype(out)
+    if jnp.iscomplexobj(input):
+        return _complex_parts(
+            lambda x, c, dt: globals()["zoom"](
+                x, zooms, dt, order, mode, c, prefilter, grid_mode=grid_mode),
+            input, cval, out)
+    if grid_mode:
+        suggestion = {"constant": "grid-constant", "wrap": "grid-wrap"}
+        if mode in suggestion:
+            warnings.warn(
+                f"It is recommended to use mode = {suggestion[mode]} instead "
+                f"of {mode} when grid_mode is True.", stacklevel=3)
+    divisor = np.array(out_shape, dtype=np.float64)
+    numerator = np.array(input.shape, dtype=np.float64)
+    if not grid_mode:
+        divisor -= 1
+        numerator -= 1
+    ratios = np.divide(numerator, divisor, out=np.ones(input.ndim),
+                       where=divisor != 0)
+    empty = _empty(out_shape, input, cval, out)
+    if empty is not None:
+        return empty
+    return _zoom_shift_kernel(
+        input, jnp.asarray(ratios, _coordinate_dtype()), None, cval,
+        out_shape=out_shape, order=order, mode=mode,
+        prefilter=bool(prefilter), grid_mode=bool(grid_mode), out_dtype=out)
+
+
+
+def _rotation(angle: float) -> np.ndarray:
+    from scipy import special
+
+    c, s = special.cosdg(angle), special.sindg(angle)
+    return np.array([[c, s], [-s, c]])
+
+
+@docfiller
+@ndimage_function("input")
+@_interpolation_doc
+def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
+           reshape: bool = True, output: Any = None, order: int = 3,
+           mode: str = "constant", cval: Any = 0.0,
+           prefilter: bool = True) -> Array:
+    """Rotate an array in the plane of two axes.
+
+    Parameters
+    ----------
+    input : array_like
+        The input array, at least 2-D: numpy, JAX (also inside ``jit`` and
+        ``vmap``) or any array-API array; the result is of the same kind.
+    angle : float
+        The rotation angle in degrees (concrete: it may fix the output
+        shape).
+    axes : tuple of 2 ints, optional
+        The plane of rotation. Default is the first two axes.
+    reshape : bool, optional
+        If True (default), the output shape is adapted so that the whole
+        rotated input fits.
+    %(output)s
+    %(interpolation)s
+
+    Returns
+    -------
+    rotate : array
+        The rotated input; every plane along the other axes is rotated and
+        prefiltered on its own.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import rotate
+    >>> rotate(np.arange(6.).reshape(2, 3), 90, order=0)
+    array([[2., 5.],
+           [1., 4.],
+           [0., 3.]])
+    """
+    input = jnp.asarray(input)
+    ndim = input.ndim
+    if ndim < 2:
+        raise ValueError("input array should be at least 2D")
+    axes = list(axes)
+    if len(axes) != 2:
+        raise ValueError("axes should contain exactly two values")
+    if not all(float(ax).is_integer() for ax in axes):
+        raise ValueError("axes should contain only integer values")
+    axes = [int(ax) + ndim if ax < 0 else int(ax) for ax in axes]
+    if any(ax < 0 or ax >= ndim for ax in axes):
+        raise ValueError("invalid rotation plane specified")
+    axes.sort()
+    matrix = _rotation(angle)
+    shape = np.asarray(input.shape)
+    plane = shape[axes]
+    if reshape:
+        rows, cols = plane
+        bounds = matrix @ [[0, 0, rows, rows], [0, cols, 0, cols]]
+        out_plane = (np.ptp(bounds, axis=1) + 0.5).astype(int)
+    else:
+        out_plane = plane
+    offset = (plane - 1) / 2 - matrix @ ((out_plane - 1) / 2)
+    out_shape = shape.copy()
+    out_shape[axes] = out_plane
+    out_shape = tuple(int(n) for n in out_shape)
+    order = _check_order(order)
+    input, out, order = _prepare(input, output, order, mode, out_shape)
+    if jnp.iscomplexobj(input):
+        return _complex_parts(
+            lambda x, c, dt: rotate(x, angle, axes, reshape, dt, order, mode,
+                                    c, prefilter),
+            input, cval, out)
+    empty = _empty(out_shape, input, cval, out)
+    if empty is not None:
+        return empty
+    planes = jnp.moveaxis(input, axes, (-2, -1))
+    batch = planes.shape[:-2]
+    planes = planes.reshape((-1,) + planes.shape[-2:])
+    kernel = partial(_affine_kernel, out_shape=tuple(int(n) for n in out_plane),
+                     order=order, mode=mode, prefilter=bool(prefilter),
+                     out_dtype=out)
+    result = jax.vmap(kernel, in_axes=(0, None, None, None))(
+        planes, jnp.asarray(matrix), jnp.asarray(offset), cval)
+    result = result.reshape(batch + result.shape[-2:])
+    return jnp.moveaxis(result, (-2, -1), axes)
+
+
+
+def _vectorised_mapping(mapping: Callable, out_shape: tuple[int, ...],
+                        ndim: int, extra_arguments: Sequence,
+                        extra_keywords: dict) -> Array | None:
+    """``mapping`` called once on all output coordinates, or None when it
+    cannot take arrays (then it is called point by point)."""
+    grid = tuple(jnp.indices(out_shape))
+    try:
+        result = mapping(grid, *extra_arguments, **extra_keywords)
+        result = [jnp.asarray(r) for r in result]
+        if len(result) != ndim:
+            return None
+        return jnp.stack([jnp.broadcast_to(r, out_shape).astype(
+            _coordinate_dtype()) for r in result])
+    except Exception:  # noqa: BLE001 - any failure means "not vectorised"
+        return None
+
+
+def _pointwise_mapping(mapping: Callable, out_shape: tuple[int, ...],
+                       ndim: int, extra_arguments: Sequence,
+                       extra_keywords: dict) -> np.ndarray:
+    coordinates = np.empty((ndim,) + out_shape, dtype=np.float64)
+    for index in np.ndindex(*out_shape):
+        point = mapping(tuple(int(i) for i in index), *extra_arguments,
+                        **extra_keywords)
+        if len(point) != ndim:
+            raise RuntimeError("function result must be a sequence of "
+                               "length equal to the input rank")
+        coordinates[(slice(None),) + index] = point
+    return coordinates
+
+
+@docfiller
+@ndimage_function("input")
+@_interpolation_doc
+def geometric_transform(input: ArrayLike, mapping: Callable,
+                        output_shape: Sequence[int] | None = None,
+                        output: Any = None, order: int = 3,
+                        mode: str = "constant", cval: Any = 0.0,
+                        prefilter: bool = True,
+                        extra_arguments: Sequence = (),
+                        extra_keywords: dict | None = None) -> Array:
+    """Apply an arbitrary geometric transform.
+
+    The value at output point ``o`` is `input` interpolated at
+    ``mapping(o)``.
+
+    Parameters
+    ----------
+    %(input)s
+    mapping : callable
+        Takes a tuple of output coordinates (and `extra_arguments`,
+        `extra_keywords`) and returns a sequence of input coordinates, one
+        per input axis. It is first called once with a tuple of integer JAX
+        arrays holding all output coordinates (fast, traceable); if that
+        fails it is called once per output point with a tuple of ints, as
+        SciPy does (correct but slow, and not under ``jit``).
+    output_shape : tuple of ints, optional
+        Shape of the result. Default: the shape of `input`.
+    %(output)s
+    %(interpolation)s
+    %(extra_arguments)s
+    %(extra_keywords)s
+
+    Returns
+    -------
+    geometric_transform : array
+        The transformed input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import geometric_transform
+    >>> a = np.arange(12.).reshape((4, 3))
+    >>> geometric_transform(a, lambda xy: (xy[0] - 0.5, xy[1] - 0.5),
+    ...                     order=1)
+    array([[0.  , 0.  , 0.  ],
+           [0.  , 2.  , 3.  ],
+           [0.  , 5.  , 6.  ],
+           [0.  , 8.  , 9.  ]])
+    """
+    if extra_keywords is None:
+        extra_keywords = {}
+    order = _check_order(order)
+    input = jnp.asarray(input)
+    if output_shape is None:
+        output_shape = input.shape
+    input, out, order = _prepare(input, output, order, mode, output_shape)
+    output_shape = tuple(int(n) for n in output_shape)
+    if jnp.iscomplexobj(input):
+        return _complex_parts(
+            lambda x, c, dt: geometric_transform(
+                x, mapping, output_shape, dt, order, mode, c, prefilter,
+                extra_arguments, extra_keywords),
+            input, cval, out)
+    empty = _empty(output_shape, input, cval, out)
+    if empty is not None:
+        return empty
+    coordinates = _vectorised_mapping(mapping, output_shape, input.ndim,
+                                      extra_arguments, extra_keywords)
+    if coordinates is None:
+        coordinates = jnp.asarray(_pointwise_mapping(
+            mapping, output_shape, input.ndim, extra_arguments,
+            extra_keywords), _coordinate_dtype())
+    return _map_kernel(input, coordinates, cval, order=order, mode=mode,
+                       prefilter=bool(prefilter), out_dtype=out)
+
