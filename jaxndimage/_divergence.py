@@ -338,7 +338,9 @@ def _hutchpp(
 
 def _check_method(method: Any) -> str:
     if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}")
+        raise ValueError(
+            f"method must be one of {', '.join(map(repr, METHODS))}; got {method!r}"
+        )
     return method
 
 
@@ -362,15 +364,21 @@ def _check_batch_axis(batch_axis: Any, ndim: int) -> int | None:
     try:
         batch_axis = operator.index(batch_axis)
     except TypeError:
-        raise TypeError(f"batch_axis must be an integer or None, got {batch_axis!r}") from None
+        raise TypeError(
+            f"batch_axis must be an integer or None, got {batch_axis!r}"
+        ) from None
     if not -ndim <= batch_axis < ndim:
-        raise ValueError(f"batch_axis {batch_axis} is out of range for x with {ndim} dimensions")
+        raise ValueError(
+            f"batch_axis {batch_axis} is out of range for x with {ndim} dimensions"
+        )
     return batch_axis % ndim
 
 
 def _check_floating(dtype: Any) -> None:
     if not jnp.issubdtype(dtype, jnp.floating):
-        raise TypeError(f"x must be a real floating array to be differentiated, got dtype {dtype}")
+        raise TypeError(
+            f"x must be a real floating array to be differentiated, got dtype {dtype}"
+        )
 
 
 def _describe(y: Any) -> str:

@@ -17,7 +17,11 @@ STATIC = ("method", "num_probes", "chunk_size", "batch_axis")
 def net(x, w=W_CONV):
     """A 3x3 convolution mixing pixels and channels, a nonlinearity, a channel shift."""
     h = jax.lax.conv_general_dilated(
-        x, jnp.asarray(w, x.dtype), (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        x,
+        jnp.asarray(w, x.dtype),
+        (1, 1),
+        "SAME",
+        dimension_numbers=("NHWC", "HWIO", "NHWC"),
     )
     return jnp.tanh(h) * x + 0.5 * jnp.roll(x, 1, axis=-1) + jnp.sin(h)
 
@@ -57,7 +61,9 @@ def test_exact_matches_dense_trace_float32(exact32, chunk_size):
 def test_exact_under_jit(exact32, chunk_size):
     x, ref = exact32
     jitted = jax.jit(divergence, static_argnums=0, static_argnames=STATIC)
-    np.testing.assert_allclose(jitted(net, x, chunk_size=chunk_size), ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        jitted(net, x, chunk_size=chunk_size), ref, rtol=1e-5, atol=1e-5
+    )
     y, div = jax.jit(lambda x: value_and_divergence(net, x, chunk_size=chunk_size))(x)
     np.testing.assert_allclose(div, ref, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(y, net(x), rtol=1e-6, atol=1e-6)
@@ -98,7 +104,9 @@ def test_sum_of_gradients_is_not_the_trace(exact32):
     """Negative control: grad(sum f) summed per sample is the sum of all Jacobian entries."""
     x, ref = exact32
     shortcut = jax.grad(lambda x: jnp.sum(net(x)))(x).reshape(3, -1).sum(axis=1)
-    np.testing.assert_allclose(shortcut, dense_jacobians(net, x).sum(axis=(1, 2)), rtol=1e-4)
+    np.testing.assert_allclose(
+        shortcut, dense_jacobians(net, x).sum(axis=(1, 2)), rtol=1e-4
+    )
     assert np.all(np.abs(shortcut - ref) > 1.0), (shortcut, ref)
     np.testing.assert_allclose(divergence(net, x), ref, rtol=1e-5, atol=1e-5)
 
@@ -138,7 +146,9 @@ def test_gradient_through_exact_divergence(exact32):
     """Training on the divergence (e.g. a flow's log-density) differentiates it."""
     x, _ = exact32
     w = jnp.asarray(W_CONV, jnp.float32)
-    ours = jax.grad(lambda w: divergence(lambda x: net(x, w), x, chunk_size=16).sum())(w)
+    ours = jax.grad(lambda w: divergence(lambda x: net(x, w), x, chunk_size=16).sum())(
+        w
+    )
     ref = jax.grad(lambda w: dense_trace(lambda x: net(x, w), x).sum())(w)
     np.testing.assert_allclose(ours, ref, rtol=1e-4, atol=1e-4)
 
@@ -254,8 +264,16 @@ def test_unknown_method_lists_methods():
         ({"chunk_size": -2}, ValueError, "chunk_size"),
         ({"chunk_size": 2.0}, TypeError, "chunk_size"),
         ({"chunk_size": True}, TypeError, "chunk_size"),
-        ({"method": "hutchinson", "key": jax.random.key(0), "num_probes": 0}, ValueError, "num_probes"),
-        ({"method": "hutch++", "key": jax.random.key(0), "num_probes": 1.5}, TypeError, "num_probes"),
+        (
+            {"method": "hutchinson", "key": jax.random.key(0), "num_probes": 0},
+            ValueError,
+            "num_probes",
+        ),
+        (
+            {"method": "hutch++", "key": jax.random.key(0), "num_probes": 1.5},
+            TypeError,
+            "num_probes",
+        ),
         ({"batch_axis": 4}, ValueError, "batch_axis"),
         ({"batch_axis": -5}, ValueError, "batch_axis"),
         ({"batch_axis": "0"}, TypeError, "batch_axis"),
