@@ -99,6 +99,7 @@ def _fourier_filter(x: Array, parameters: Array, *, kind: str, n: int,
     ndim = x.ndim
     frequencies = _frequencies(x.shape, n, axis)
     lengths = _lengths(x.shape, n, axis)
+    positive = parameters > 0
     parameters = parameters.astype(dtype)
     if kind == "gaussian":
         factor = jnp.ones((), dtype)
@@ -120,9 +121,10 @@ def _fourier_filter(x: Array, parameters: Array, *, kind: str, n: int,
             factor = jnp.ones((), dtype)
             for k, table in enumerate(scaled):
                 if table is not None:
+                    zero = _along(jnp.asarray(frequencies[k] == 0), k, ndim)
                     factor = factor * jnp.where(
-                        table == 0, 1.0,
-                        jnp.where(parameters[k] > 0, _sinc(table), 0.0))
+                        zero, 1.0,
+                        jnp.where(positive[k], _sinc(table), 0.0))
         else:
             squares = [t * t for t in scaled if t is not None]
             radius = jnp.sqrt(sum(squares, jnp.zeros((), dtype)))
@@ -134,7 +136,11 @@ def _fourier_filter(x: Array, parameters: Array, *, kind: str, n: int,
                 factor = jnp.where(radius > 0, 2.0 * bessel / safe, 1.0)
             else:
                 value = 3.0 * (jnp.sin(safe) - safe * jnp.cos(safe)) / safe ** 3
-                factor = jnp.where(radius > 0, value, 1.0)
+                # The difference cancels for small r: use its Taylor series.
+                r2 = radius * radius
+                series = 1.0 - r2 / 10.0 * (1.0 - r2 / 28.0 * (
+                    1.0 - r2 / 54.0 * (1.0 - r2 / 88.0)))
+                factor = jnp.where(radius < 0.5, series, value)
     return _multiply(x, factor, dtype, out_dtype)
 
 
@@ -210,7 +216,8 @@ def _filter(input, parameter, n, axis, output, kind, name):
     if input.size == 0:
         return jnp.zeros(input.shape, out)
     return _fourier_filter(input, parameters, kind=kind, n=int(n), axis=axis,
-                           dtype=_compute_dtype(input.dtype), out_dtype=out)
+                           dtype=_compute_dtype(np.promote_types(input.dtype, out)),
+                           out_dtype=out)
 
 
 @ndimage_function("input")
@@ -386,4 +393,5 @@ def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
     if input.size == 0:
         return jnp.zeros(input.shape, out)
     return _fourier_shift(input, shifts, n=int(n), axis=axis,
-                          dtype=_compute_dtype(input.dtype), out_dtype=out)
+                          dtype=_compute_dtype(np.promote_types(input.dtype, out)),
+                           out_dtype=out)

@@ -148,8 +148,7 @@ def _footprint_extreme(padded: Array, footprint: np.ndarray,
     op = _combine(minimum)
     last = padded.ndim - 1
     rows = footprint.reshape(-1, footprint.shape[-1])
-    leading = np.array(np.unravel_index(np.arange(rows.shape[0]),
-                                        footprint.shape[:-1])).T
+    leading = list(np.ndindex(*footprint.shape[:-1]))
     sliding = {}
     result = None
     for lead, row in zip(leading, rows):
@@ -321,8 +320,9 @@ def expand_footprint(footprint: np.ndarray, axes: Sequence[int], ndim: int,
 def check_footprint_origins(footprint: np.ndarray, origin: Any,
                             axes: Sequence[int], ndim: int) -> tuple[int, ...]:
     """Validate a footprint against the input and expand the origins."""
-    origins = expand_to_ndim(normalize_sequence(origin, len(axes), "origin"),
-                             axes, ndim, 0)
+    origins = normalize_sequence(origin, len(axes), "origin")
+    if len(axes) < ndim:  # as SciPy: with every axis, origins stay in order
+        origins = expand_to_ndim(origins, axes, ndim, 0)
     shape = [n for n in footprint.shape if n > 0]
     if len(shape) != ndim:
         raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match "
