@@ -88,15 +88,28 @@ def test_module_map_covers_scipy():
     assert named <= set(scipy.ndimage.__all__)
 
 
-def _environment(mode):
+@pytest.fixture(scope="session")
+def jax_cache(tmp_path_factory):
+    """A JAX compilation cache shared by all subprocesses and their workers.
+
+    Both modes and both xdist workers compile many of the same kernels; the
+    cache saves the XLA compilation (not the tracing) of the repeats.
+    """
+    return tmp_path_factory.mktemp("jax-cache")
+
+
+def _environment(mode, jax_cache):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SCIPY_ARRAY_API"))}
     if mode == "array_api":
         env["SCIPY_ARRAY_API"] = "1"
+    env.setdefault("JAX_COMPILATION_CACHE_DIR", str(jax_cache))
+    env.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    env.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
     return env
 
 
 @pytest.mark.parametrize("module, mode", CASES)
-def test_scipy_module(module, mode, tmp_path, record_property):
+def test_scipy_module(module, mode, tmp_path, jax_cache, record_property):
     """SciPy's ``<module>`` passes (known failures aside) with jaxndimage swapped in."""
     report = tmp_path / "report.json"
     command = [
@@ -106,7 +119,7 @@ def test_scipy_module(module, mode, tmp_path, record_property):
         "--jaxndimage-check-stale", f"--jaxndimage-report={report}",
     ]
     run = subprocess.run(
-        command, cwd=REPO, env=_environment(mode), capture_output=True,
+        command, cwd=REPO, env=_environment(mode, jax_cache), capture_output=True,
         text=True, timeout=TIMEOUT_S,
     )
     output = run.stdout + run.stderr
