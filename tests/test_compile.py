@@ -1,0 +1,92 @@
+"""Compilation behaviour: what recompiles, and the persistent kernel cache."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxndimage as jn
+from jaxndimage import _cache
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAXNDIMAGE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("JAXNDIMAGE_CACHE", raising=False)
+    return tmp_path
+
+
+def test_new_sigma_with_same_radius_does_not_recompile(cache_dir):
+    x = np.random.default_rng(0).random((37, 41), np.float32)
+    jn.gaussian_filter(x, 2.0)
+    before = _cache.stats["compiled"]
+    for sigma in (2.1, 2, np.float32(1.95), jnp.asarray(2.05)):
+        jn.gaussian_filter(x, sigma)
+    assert _cache.stats["compiled"] == before
+    jn.gaussian_filter(x, 4.0)  # a new radius must compile
+    assert _cache.stats["compiled"] == before + 1
+
+
+def test_traced_sigma_does_not_retrace_the_users_jit():
+    blur = jax.jit(lambda a, s: jn.gaussian_filter(a, s, radius=6))
+    x = jnp.ones((16, 16))
+    blur(x, 1.5)
+    blur(x, 2.5)
+    assert blur._cache_size() == 1
+
+
+def test_persistent_cache_serves_a_second_process(cache_dir):
+    code = textwrap.dedent("""
+        import numpy as np, jaxndimage as jn
+        from jaxndimage import _cache
+        jn.gaussian_filter(np.ones((29, 31), np.float32), 1.5)
+        print(_cache.stats["compiled"], _cache.stats["loaded"])
+    """)
+
+    def run(**env):
+        out = subprocess.run([sys.executable, "-c", code], check=True,
+                             capture_output=True, text=True,
+                             env={**os.environ, **env}).stdout
+        return tuple(int(v) for v in out.split())
+
+    assert run() == (1, 0)
+    assert any(cache_dir.iterdir())
+    assert run() == (0, 1)
+    # Opting out: nothing is loaded, everything compiles.
+    assert run(JAXNDIMAGE_CACHE="0") == (0, 0)
+
+
+def test_opt_out_writes_nothing(cache_dir, monkeypatch):
+    monkeypatch.setenv("JAXNDIMAGE_CACHE", "0")
+    assert not _cache.cache_enabled()
+    jn.uniform_filter(np.ones((23, 19)), 3)
+    assert not any(cache_dir.iterdir())
+
+
+def test_a_users_jax_cache_takes_precedence(tmp_path):
+    code = "from jaxndimage import _cache; print(_cache.cache_enabled())"
+    env = {**os.environ, "JAX_COMPILATION_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], check=True, env=env,
+                         capture_output=True, text=True).stdout
+    assert out.strip() == "False"
+
+
+def test_corrupt_entries_are_recompiled(cache_dir):
+    def double(a):
+        return a * 2
+
+    _cache.cached_jit()(double)(jnp.ones(3))
+    entries = list(cache_dir.iterdir())
+    assert len(entries) == 1
+    entries[0].write_bytes(b"not an executable")
+    errors = _cache.stats["errors"]
+    again = _cache.cached_jit()(double)  # a fresh in-memory table
+    np.testing.assert_array_equal(again(jnp.ones(3)), 2 * np.ones(3))
+    assert _cache.stats["errors"] == errors + 1
