@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any
 
 import jax
@@ -23,10 +22,17 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jaxndimage._cache import cached_jit
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
-from jaxndimage._modes import check_mode, check_modes, pad_axis
+from jaxndimage._modes import (
+    FILTER_EXTENSION,
+    check_mode,
+    check_modes,
+    extend_indices,
+    pad_axis,
+)
 from jaxndimage._support import (
     check_axes,
     as_int,
@@ -62,39 +68,51 @@ ArrayLike = Any
 # --------------------------------------------------------------------------
 # Kernels (pure JAX; everything here may be traced)
 # --------------------------------------------------------------------------
+#
+# A separable filter is a list of 1-D passes.  The input is padded once for
+# every filtered axis (one fused gather through the shared index maps of
+# `_modes.extend_indices`), then each pass is a fused shift-and-add over
+# slices of that padded array; padding along the axes still to come passes
+# through the earlier passes untouched, so no pass pads again.  Passes along
+# a non-last axis read taps one row apart: when that row pitch is a multiple
+# of 512 bytes the taps collide in the same cache sets, so the last axis gets
+# a few unused columns.  Measured on CPU (benchmarks/README.md): one padded
+# copy beats fusing the padding into every tap, shift-and-add beats
+# lax.conv_general_dilated, a banded matmul and FFT convolution for the radii
+# SciPy's default truncate gives.
+
+_BARRIER = lax.optimization_barrier
+
 
 def _tap(padded: Array, start: int, length: int, axis: int) -> Array:
     return lax.slice_in_dim(padded, start, start + length, axis=axis)
 
 
-def _correlate_along(x: Array, weights: Array, cval: Any, axis: int,
-                     mode: str, origin: int, symmetry: int) -> Array:
-    """Correlate ``x`` with 1-D ``weights`` along ``axis`` (shift and add).
+def _weighted_taps(padded: Array, weights: Array, axis: int, length: int,
+                   symmetry: int) -> Array:
+    """``sum_k weights[k] * padded[k:k + length]`` along ``axis``.
 
     ``symmetry`` is +1 for a symmetric, -1 for an antisymmetric odd-sized
     kernel (folded to halve the multiplications, as SciPy does) and 0
     otherwise.
     """
     size = weights.shape[0]
-    length = x.shape[axis]
-    before = size // 2 + origin
-    padded = pad_axis(x, axis, before, size - 1 - before, mode, cval)
-    weights = weights.astype(x.dtype)
-    if symmetry:
+    # Materialised, so the weights are not recomputed inside every tap.
+    weights = _BARRIER(weights.astype(padded.dtype))
+    if symmetry and size % 2:
         half = size // 2
-        if symmetry > 0:
-            total = weights[half] * _tap(padded, half, length, axis)
-        else:
-            total = jnp.zeros_like(x)
+        total = (weights[half] * _tap(padded, half, length, axis)
+                 if symmetry > 0 else None)
         for k in range(half):
             left = _tap(padded, k, length, axis)
             right = _tap(padded, size - 1 - k, length, axis)
-            pair = left + right if symmetry > 0 else left - right
-            total = total + weights[k] * pair
+            term = weights[k] * (left + right if symmetry > 0
+                                 else left - right)
+            total = term if total is None else total + term
         if symmetry < 0:
-            # SciPy accumulates onto +0.0, so an exact zero is never -0.0
-            # (which would flip e.g. arctan2 of a gradient).
-            total = jnp.where(total == 0, jnp.zeros_like(total), total)
+            # SciPy's sum starts from +0, so it never ends at -0.
+            zero = jnp.zeros((), padded.dtype)
+            total = jnp.where(total == 0, zero, total)
         return total
     total = weights[0] * _tap(padded, 0, length, axis)
     for k in range(1, size):
@@ -102,19 +120,20 @@ def _correlate_along(x: Array, weights: Array, cval: Any, axis: int,
     return total
 
 
-def _window_sum(x: Array, size: int, axis: int, mode: str, origin: int,
-                cval: Any) -> Array:
-    """Sum of ``size`` consecutive samples along ``axis`` by doubling.
+def _window_taps(padded: Array, size: int, axis: int, length: int) -> Array:
+    """Sum of ``size`` consecutive samples along ``axis``.
 
-    Sums of 1, 2, 4, ... samples are built from each other and combined
-    along the binary digits of ``size``: O(log size) additions per sample,
-    with pairwise (accurate) summation.
+    Short windows add their taps in one fused loop; long ones build sums of
+    1, 2, 4, ... samples from each other (materialised, so O(log size)
+    additions per sample) and combine them along the binary digits of
+    ``size``.
     """
-    length = x.shape[axis]
-    before = size // 2 + origin
-    block = pad_axis(x, axis, before, size - 1 - before, mode, cval)
-    span, offset, total = 1, 0, None
-    remaining = size
+    if size <= 16:
+        total = _tap(padded, 0, length, axis)
+        for k in range(1, size):
+            total = total + _tap(padded, k, length, axis)
+        return total
+    block, span, offset, total, remaining = padded, 1, 0, None, size
     while remaining:
         if remaining & 1:
             part = _tap(block, offset, length, axis)
@@ -123,51 +142,167 @@ def _window_sum(x: Array, size: int, axis: int, mode: str, origin: int,
         remaining >>= 1
         if remaining:
             kept = block.shape[axis] - span
-            block = _tap(block, 0, kept, axis) + _tap(block, span, kept, axis)
+            block = _BARRIER(_tap(block, 0, kept, axis)
+                             + _tap(block, span, kept, axis))
             span *= 2
     return total
 
 
-def _passes(x: Array, out_dtype: np.dtype,
-            steps: Sequence[Callable[[Array], Array]]) -> Array:
-    """Run 1-D passes in turn, casting to the output dtype after each.
+class _Pass:
+    """One 1-D pass: pad ``before``/``after`` along ``axis`` by ``mode``, then
+    ``taps(padded, axis, length)``."""
 
-    SciPy stores a C-cast byte in a bool output, so an intermediate bool
-    pass keeps that byte (not 0/1) for the next pass to read.
+    def __init__(self, axis: int, before: int, after: int, mode: str,
+                 taps: Callable[[Array, int, int], Array]):
+        self.axis, self.before, self.after = axis, before, after
+        self.mode, self.taps = mode, taps
+
+    @property
+    def constant(self) -> bool:
+        return FILTER_EXTENSION[self.mode] == "constant"
+
+
+def _gather_pad(x: Array, pads: dict[int, tuple[int, int, str]], cval: Any,
+                extra: int = 0) -> Array:
+    """Pad ``x`` along several axes at once (one fused gather).
+
+    ``pads`` maps axis to (before, after, mode); constant modes fill ``cval``.
+    ``extra`` unused elements are appended to the last axis.
     """
-    store = np.dtype(np.uint8) if out_dtype == np.bool_ else out_dtype
-    for step in steps:
-        x = cast_like_c(step(x.astype(compute_dtype(x.dtype))), store)
-    return x.astype(out_dtype)
+    mask = None
+    last = x.ndim - 1
+    # Last axis first: XLA then keeps the result row-major.
+    for axis in sorted(set(pads) | ({last} if extra else set()),
+                       reverse=True):
+        before, after, mode = pads.get(axis, (0, 0, "nearest"))
+        size = x.shape[axis]
+        indices = extend_indices(np.arange(-before, size + after), size, mode)
+        if axis == x.ndim - 1 and extra:
+            indices = np.concatenate([indices, np.zeros(extra, np.int64)])
+        if np.array_equal(indices, np.arange(size)):
+            continue
+        outside = indices < 0
+        x = jnp.take(x, jnp.asarray(np.where(outside, 0, indices), np.int32),
+                     axis=axis)
+        if outside.any():
+            shape = [1] * x.ndim
+            shape[axis] = indices.size
+            inside = jnp.asarray(~outside.reshape(shape))
+            mask = inside if mask is None else mask & inside
+    if mask is not None:
+        x = jnp.where(mask, x, jnp.asarray(cval).astype(x.dtype))
+    return x
 
 
-@partial(jax.jit, static_argnames=("axes", "modes", "origins", "symmetries",
+def _constant_mask(x: Array, axis: int, before: int, length: int,
+                   cval: Any) -> Array:
+    """Set the padding along ``axis`` (``before`` + ``length`` + rest) to
+    ``cval``."""
+    position = np.arange(x.shape[axis])
+    inside = (position >= before) & (position < before + length)
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    return jnp.where(jnp.asarray(inside.reshape(shape)), x,
+                     jnp.asarray(cval).astype(x.dtype))
+
+
+def _run_passes(x: Array, passes: Sequence[_Pass], cval: Any,
+                out_dtype: np.dtype) -> Array:
+    """Run 1-D passes in turn, storing each in ``out_dtype`` as SciPy does.
+
+    Every axis whose padding is at most its length is padded up front, in
+    one copy; the others are padded just before their own pass.
+    """
+    shape = x.shape
+    axes = [p.axis for p in passes]
+    if len(set(axes)) != len(axes):  # the same axis twice: one at a time
+        for p in passes:
+            x = _run_passes(x, [p], cval, out_dtype)
+        return x
+    early = {p.axis for p in passes
+             if p.before + p.after <= max(shape[p.axis], 1)}
+    last = x.ndim - 1
+    extra = 0
+    x = x.astype(compute_dtype(x.dtype))
+    if any(p.axis != last for p in passes) and (last in early
+                                                or last not in axes):
+        pitch = shape[last] + sum(p.before + p.after for p in passes
+                                  if p.axis == last)
+        unit = 64 // x.dtype.itemsize
+        if (pitch * x.dtype.itemsize) % 512 == 0:
+            extra = unit
+    pads = {p.axis: (p.before, p.after, p.mode) for p in passes
+            if p.axis in early}
+    x = _BARRIER(_gather_pad(x, pads, cval, extra))
+    for index, p in enumerate(passes):
+        if index:
+            x = x.astype(compute_dtype(x.dtype))
+            if p.axis in early and p.constant:
+                x = _constant_mask(x, p.axis, p.before, shape[p.axis], cval)
+            if p.axis not in early:
+                x = _gather_pad(x, {p.axis: (p.before, p.after, p.mode)},
+                                cval)
+            x = _BARRIER(x)
+        elif p.axis not in early:
+            x = _BARRIER(_gather_pad(x, {p.axis: (p.before, p.after,
+                                                  p.mode)}, cval))
+        # SciPy's bool output buffer holds the raw C-cast byte between
+        # passes; only the final result is read as true/false.
+        store = (np.dtype(np.uint8) if out_dtype == np.bool_
+                 and index < len(passes) - 1 else out_dtype)
+        x = cast_like_c(p.taps(x, p.axis, shape[p.axis]), store)
+    if x.shape != shape:
+        x = lax.slice(x, (0,) * x.ndim, shape)
+    return x
+
+
+def _correlate_pass(weights: Array, axis: int, mode: str, origin: int,
+                    symmetry: int) -> _Pass:
+    size = weights.shape[0]
+    before = size // 2 + origin
+    return _Pass(axis, before, size - 1 - before, mode,
+                 lambda v, a, n: _weighted_taps(v, weights, a, n, symmetry))
+
+
+def _correlate_along(x: Array, weights: Array, cval: Any, axis: int,
+                     mode: str, origin: int, symmetry: int) -> Array:
+    """Correlate ``x`` with 1-D ``weights`` along ``axis``, in ``x.dtype``.
+
+    ``symmetry`` is +1 for a symmetric, -1 for an antisymmetric odd-sized
+    kernel and 0 otherwise.
+    """
+    return _run_passes(x, [_correlate_pass(weights, axis, mode, origin,
+                                           symmetry)], cval, x.dtype)
+
+
+@cached_jit(static_argnames=("axes", "modes", "origins", "symmetries",
                                    "out_dtype"))
 def _correlate_separable(x: Array, weights: tuple[Array, ...], cval: Any, *,
                          axes: tuple[int, ...], modes: tuple[str, ...],
                          origins: tuple[int, ...],
                          symmetries: tuple[int, ...],
                          out_dtype: np.dtype) -> Array:
-    steps = [partial(lambda v, w, a, m, o, s: _correlate_along(
-                 v, w, cval, a, m, o, s), w=w, a=a, m=m, o=o, s=s)
-             for w, a, m, o, s in zip(weights, axes, modes, origins,
-                                      symmetries)]
-    return _passes(x, out_dtype, steps)
+    passes = [_correlate_pass(w, a, m, o, s)
+              for w, a, m, o, s in zip(weights, axes, modes, origins,
+                                       symmetries)]
+    return _run_passes(x, passes, cval, out_dtype)
 
 
-def _gaussian_kernel1d(sigma: Any, order: int, radius: int) -> Array:
+def _gaussian_kernel1d(sigma: Any, order: int, radius: int) -> Any:
     """Correlation weights of a Gaussian (derivative) of ``order``.
 
     The derivative is the Gaussian times a polynomial q whose coefficients
     follow q' + q * p' with p' = -x / sigma**2, applied ``order`` times.
+    A concrete sigma gives float64 numpy weights, a traced one JAX weights.
     """
+    xp = jnp if isinstance(sigma, jax.core.Tracer) else np
     x = np.arange(-radius, radius + 1, dtype=np.float64)
     sigma2 = sigma * sigma
-    phi = jnp.exp(-0.5 / sigma2 * x ** 2)
+    phi = xp.exp(-0.5 / sigma2 * x ** 2)
     phi = phi / phi.sum()
     if order == 0:
         return phi
-    coefficients = [jnp.ones_like(sigma2)] + [jnp.zeros_like(sigma2)] * order
+    coefficients = [xp.ones_like(sigma2)] + [xp.zeros_like(sigma2)] * order
     for _ in range(order):
         coefficients = [
             ((i + 1) * coefficients[i + 1] if i < order else 0.0)
@@ -178,33 +313,51 @@ def _gaussian_kernel1d(sigma: Any, order: int, radius: int) -> Array:
     return (polynomial * phi)[::-1]
 
 
-@partial(jax.jit, static_argnames=("axes", "orders", "radii", "modes",
-                                   "out_dtype"))
 def _gaussian_separable(x: Array, sigmas: tuple[Any, ...], cval: Any, *,
                         axes: tuple[int, ...], orders: tuple[int, ...],
                         radii: tuple[int, ...], modes: tuple[str, ...],
                         out_dtype: np.dtype) -> Array:
+    """Separable Gaussian (derivative) filter.
+
+    The weights are computed outside the compiled kernel (on the host for a
+    concrete sigma, which also keeps compilation short) and passed to it as
+    traced arguments, so a new sigma of the same radius reuses the kernel.
+    """
     real = np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
-    weights = tuple(_gaussian_kernel1d(jnp.asarray(s, real), o, r)
-                    for s, o, r in zip(sigmas, orders, radii))
+    weights = []
+    for sigma in sigmas:
+        if not isinstance(sigma, jax.core.Tracer):
+            sigma = np.float64(sigma)
+        else:
+            sigma = sigma.astype(real)
+        weights.append(sigma)
+    weights = tuple(_gaussian_kernel1d(s, o, r)
+                    for s, o, r in zip(weights, orders, radii))
+    weights = tuple(w.astype(real) for w in weights)
     symmetries = tuple(1 if o % 2 == 0 else -1 for o in orders)
     return _correlate_separable(x, weights, cval, axes=axes, modes=modes,
                                 origins=(0,) * len(axes),
                                 symmetries=symmetries, out_dtype=out_dtype)
 
 
-@partial(jax.jit, static_argnames=("axes", "sizes", "origins", "modes",
+@cached_jit(static_argnames=("axes", "sizes", "origins", "modes",
                                    "out_dtype"))
 def _uniform_separable(x: Array, cval: Any, *, axes: tuple[int, ...],
                        sizes: tuple[int, ...], origins: tuple[int, ...],
                        modes: tuple[str, ...], out_dtype: np.dtype) -> Array:
-    steps = [partial(lambda v, a, n, m, o: _window_sum(v, n, a, m, o, cval)
-                     / n, a=a, n=n, m=m, o=o)
-             for a, n, o, m in zip(axes, sizes, origins, modes)]
-    return _passes(x, out_dtype, steps)
+    passes = [_Pass(a, n // 2 + o, n - 1 - (n // 2 + o), m,
+                    lambda v, axis, length, n=n: _window_taps(
+                        v, n, axis, length) / n)
+              for a, n, o, m in zip(axes, sizes, origins, modes)]
+    return _run_passes(x, passes, cval, out_dtype)
 
 
-@partial(jax.jit, static_argnames=("mode", "origins", "out_dtype"))
+#: Kernels with at most this many taps are applied by shift-and-add (one
+#: fused loop over a padded copy); larger ones by lax.conv_general_dilated.
+_MAX_SHIFT_ADD_TAPS = 125
+
+
+@cached_jit(static_argnames=("mode", "origins", "out_dtype"))
 def _correlate_nd(x: Array, weights: Array, cval: Any, *, mode: str,
                   origins: tuple[int, ...], out_dtype: np.dtype) -> Array:
     dtype = compute_dtype(x.dtype)
@@ -212,9 +365,22 @@ def _correlate_nd(x: Array, weights: Array, cval: Any, *, mode: str,
     weights = weights.astype(dtype)
     if x.ndim == 0:
         return cast_like_c(x * weights, out_dtype)
+    pads = {}
     for axis, (size, origin) in enumerate(zip(weights.shape, origins)):
         before = size // 2 + origin
-        x = pad_axis(x, axis, before, size - 1 - before, mode, cval)
+        pads[axis] = (before, size - 1 - before, mode)
+    if weights.size <= _MAX_SHIFT_ADD_TAPS:
+        padded = _BARRIER(_gather_pad(x, pads, cval))
+        weights = _BARRIER(weights)
+        total = None
+        for offset in np.ndindex(*weights.shape):
+            tap = lax.slice(padded, offset, tuple(
+                o + n for o, n in zip(offset, x.shape)))
+            term = weights[offset] * tap
+            total = term if total is None else total + term
+        return cast_like_c(total, out_dtype)
+    for axis, (before, after, _) in pads.items():
+        x = pad_axis(x, axis, before, after, mode, cval)
     result = lax.conv_general_dilated(
         x[None, None], weights[None, None], (1,) * x.ndim, "VALID",
         precision=lax.Precision.HIGHEST)[0, 0]
@@ -261,6 +427,9 @@ def _via_real_components(apply: Callable, input: Array, weights: Array | None,
     ``apply(x, weights, cval, dtype)`` filters a real ``x`` with real
     ``weights`` into ``dtype``.
     """
+    if np.dtype(out).kind != "c":
+        raise RuntimeError(f"output must have complex dtype for complex "
+                           f"input or weights, got {np.dtype(out)}")
     real_out = _real_dtype(out)
     complex_input = _is_complex(input)
     complex_weights = weights is not None and _is_complex(weights)
@@ -396,11 +565,7 @@ def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
     >>> convolve1d([2, 8, 0, 4, 1, 9, 9, 0], weights=[1, 3])
     array([14, 24,  4, 13, 12, 36, 27,  0])
     """
-    weights = jnp.asarray(weights)
-    if weights.ndim != 1 or weights.shape[0] < 1:
-        raise RuntimeError("weights: no filter weights given (weights must "
-                           "be a non-empty 1-D sequence)")
-    weights = weights[::-1]
+    weights = jnp.asarray(weights)[::-1]
     if _is_complex(weights):
         weights = weights.conj()
     return correlate1d(input, weights, axis, output, mode, cval,
