@@ -273,10 +273,6 @@ def ndimage_function(*array_params: str, reject_float16: bool = True,
                 for name, value in given.items():
                     value = (_from_device(value) if not _on_host(value)
                              else to_jax(value))
-                    if (name == "input" and reject_float16
-                            and value.dtype == np.float16):
-                        raise RuntimeError(
-                            "input: array type dtype('float16') not supported")
                     arguments[name] = value
                     pointer = _buffer_pointer(value)
                     if pointer is not None:
@@ -284,6 +280,12 @@ def ndimage_function(*array_params: str, reject_float16: bool = True,
                 if has_output:
                     arguments["output"] = _output_request(output, namespace)
                 result = impl(*bound.args, **bound.kwargs)
+                # SciPy's C layer refuses float16 after the arguments have
+                # been validated, so bad arguments are reported first.
+                if (reject_float16 and "input" in given
+                        and arguments["input"].dtype == np.float16):
+                    raise RuntimeError(
+                        "input: array type dtype('float16') not supported")
                 if on_device and namespace is not None:
                     result = jax.tree.map(
                         lambda a: _to_device(a, frozenset(borrowed),
