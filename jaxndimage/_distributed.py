@@ -151,7 +151,7 @@ def footprint_depth(arguments: Mapping[str, Any], ndim: int
     """
     axes = _axes(arguments, ndim)
     sizes = _window_sizes(arguments, axes)
-    origins = normalize_sequence(arguments.get("origin") or 0, len(axes),
+    origins = normalize_sequence(arguments.get("origin", 0), len(axes),
                                  "origin")
     return _per_axis([window_reach(int(n), int(o))
                       for n, o in zip(sizes, origins)], axes, ndim)
