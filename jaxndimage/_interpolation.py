@@ -32,7 +32,7 @@ from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import INTERPOLATION, check_mode, map_coordinate, pad_axis
-from jaxndimage._splines import spline_coefficients
+from jaxndimage._splines import native_dtype, spline_coefficients
 from jaxndimage._support import OutputArray, normalize_sequence, output_dtype
 
 __all__ = [
@@ -300,8 +300,8 @@ def _prepare(input: ArrayLike, output: Any, order: Any, mode: str,
     out_shape = tuple(int(n) for n in out_shape)
     if input.ndim < 1 or len(out_shape) < 1:
         raise RuntimeError("input and output rank must be > 0")
-    out = output_dtype(output, input.dtype, shape=out_shape,
-                       complex_output=jnp.iscomplexobj(input))
+    out = native_dtype(output_dtype(output, input.dtype, shape=out_shape,
+                                    complex_output=jnp.iscomplexobj(input)))
     check_mode(mode)
     return input, out, order
 
@@ -357,7 +357,7 @@ def map_coordinates(input: ArrayLike, coordinates: ArrayLike,
     >>> map_coordinates(a, [[0.5, 2], [0.5, 1]], order=1)
     array([2., 7.])
     >>> map_coordinates(a, [[0.5, 2], [0.5, 1]], order=3).round(4)
-    array([2., 7.])
+    array([1.3625, 7.    ])
     """
     order = _check_order(order)
     coordinates = jnp.asarray(coordinates)
@@ -791,10 +791,10 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
     >>> a = np.arange(12.).reshape((4, 3))
     >>> geometric_transform(a, lambda xy: (xy[0] - 0.5, xy[1] - 0.5),
     ...                     order=1)
-    array([[0.  , 0.  , 0.  ],
-           [0.  , 2.  , 3.  ],
-           [0.  , 5.  , 6.  ],
-           [0.  , 8.  , 9.  ]])
+    array([[0., 0., 0.],
+           [0., 2., 3.],
+           [0., 5., 6.],
+           [0., 8., 9.]])
     """
     if extra_keywords is None:
         extra_keywords = {}

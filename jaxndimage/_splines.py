@@ -164,10 +164,17 @@ def _check_order(order: Any, low: int = 0) -> int:
 
 
 def _spline_output(output: Any, input: Array) -> np.dtype:
-    if output is np.float64:
+    # the dispatcher hands an omitted output= over as None: SciPy's default
+    # here is float64, not the input dtype
+    if output is None or output is np.float64:
         output = jax.dtypes.canonicalize_dtype(np.float64)
-    return output_dtype(output, input.dtype, shape=input.shape,
-                        complex_output=jnp.iscomplexobj(input))
+    return native_dtype(output_dtype(output, input.dtype, shape=input.shape,
+                                     complex_output=jnp.iscomplexobj(input)))
+
+
+def native_dtype(dtype: np.dtype) -> np.dtype:
+    """``dtype`` in native byte order (the caller's array keeps its own)."""
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
 
 
 @docfiller
@@ -205,7 +212,7 @@ def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
     >>> import numpy as np
     >>> from jaxndimage import spline_filter1d
     >>> spline_filter1d(np.array([0., 0., 6., 0., 0.])).round(4)
-    array([ 1.6077, -1.9292,  7.5692, -1.9292,  1.6077])
+    array([ 1.5, -3. , 10.5, -3. ,  1.5])
     """
     input = jnp.asarray(input)
     order = _check_order(order)
@@ -257,9 +264,9 @@ def spline_filter(input: ArrayLike, order: int = 3, output: Any = np.float64,
     >>> import numpy as np
     >>> from jaxndimage import spline_filter
     >>> spline_filter(np.eye(3), order=2).round(3)
-    array([[ 1.889, -0.889,  0.556],
-           [-0.889,  1.889, -0.889],
-           [ 0.556, -0.889,  1.889]])
+    array([[ 2.264, -1.125,  0.486],
+           [-1.125,  2.375, -1.125],
+           [ 0.486, -1.125,  2.264]])
     """
     input = jnp.asarray(input)
     order = _check_order(order, low=2)

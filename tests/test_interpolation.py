@@ -1,0 +1,222 @@
+"""Interpolation and spline prefilters: behaviour, errors, jit/vmap, grads."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+from jax.test_util import check_grads
+
+import jaxndimage as jn
+from jaxndimage._modes import INTERPOLATION, map_coordinate
+from jaxndimage._splines import POLES, pole_kernel
+
+MODES = list(INTERPOLATION)
+RNG = np.random.default_rng(1234)
+IMAGE = RNG.random((6, 7))
+
+
+@pytest.fixture(autouse=True)
+def x64():
+    with jax.enable_x64(True):
+        yield
+
+
+# -- modes -----------------------------------------------------------------
+
+@pytest.mark.parametrize("mode, expected", [
+    ("mirror", [1.5, 0.5, 0.0, 3.0, 3.5, 1.5, 2.75, 1.0]),
+    ("reflect", [0.5, -0.5, 0.0, 3.0, 3.5, 2.5, 0.25, 2.0]),
+    ("wrap", [1.5, 2.5, 0.0, 3.0, 0.5, 1.5, 2.75, 1.0]),
+    ("grid-wrap", [2.5, 3.5, 0.0, 3.0, 3.5, 0.5, 2.75, 1.0]),
+    ("nearest", [-1.5, -0.5, 0.0, 3.0, 3.5, 4.5, -9.25, 13.0]),
+])
+def test_map_coordinate_folds_like_scipy(mode, expected):
+    # SciPy's C folding on an axis of 4 samples: points within one sample
+    # past the last are left alone (their spline value is the same), and
+    # legacy 'wrap' has period 3
+    x = jnp.array([-1.5, -0.5, 0.0, 3.0, 3.5, 4.5, -9.25, 13.0])
+    assert np.array_equal(map_coordinate(x, 4, mode), expected)
+
+
+def test_map_coordinate_length_one_axis():
+    x = jnp.array([-3.2, 0.0, 7.5])
+    for mode in ("mirror", "reflect", "wrap", "grid-wrap"):
+        assert np.array_equal(map_coordinate(x, 1, mode), [0.0, 0.0, 0.0])
+
+
+def test_pole_kernel_is_the_inverse_bspline():
+    # the FIR must invert sampling of the B-spline: (1/6, 4/6, 1/6) for cubic
+    for dtype in (np.float32, np.float64):
+        h = pole_kernel(POLES[3][0], np.dtype(dtype))
+        direct = np.convolve(h, [1 / 6, 4 / 6, 1 / 6])
+        centre = direct.size // 2
+        assert abs(direct[centre] - 1) < 1e-9
+        assert np.abs(np.delete(direct, centre)).max() < 1e-9
+
+
+# -- values against SciPy (a few spot checks; compat_tests covers more) ------
+
+@pytest.mark.parametrize("order", range(6))
+@pytest.mark.parametrize("mode", MODES)
+def test_spline_filter1d_matches_scipy(order, mode):
+    x = IMAGE[:, :5]
+    assert np.allclose(jn.spline_filter1d(x, order, axis=1, mode=mode),
+                       ndi.spline_filter1d(x, order, axis=1, mode=mode),
+                       rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_map_coordinates_far_outside(mode):
+    coords = np.array([[-20.3, -1.0, -0.4, 2.5, 5.0, 5.6, 31.7],
+                       [0.2, -3.3, 6.0, 6.5, 1.5, 12.0, -40.0]])
+    for order in (0, 2, 5):
+        ours = jn.map_coordinates(IMAGE, coords, order=order, mode=mode,
+                                  cval=-2.5)
+        theirs = ndi.map_coordinates(IMAGE, coords, order=order, mode=mode,
+                                     cval=-2.5)
+        assert np.allclose(ours, theirs, rtol=1e-12, atol=1e-13)
+
+
+def test_integer_output_rounds_and_clips():
+    x = np.array([0.0, 250.0, 260.0, 100.0])
+    # at 0.5: 125 -> rounds half away from zero; 255 clips; -10 clips to 0
+    result = jn.map_coordinates(x, [[0.5, 1.5, 2.0, 2.5]], order=1,
+                                output=np.uint8)
+    assert result.dtype == np.uint8
+    assert np.array_equal(result, [125, 255, 255, 180])
+    signed = jn.shift(np.array([-3, 4, -4, 3], np.int8), 0.5, order=1,
+                      mode="nearest")
+    assert np.array_equal(signed, ndi.shift(np.array([-3, 4, -4, 3], np.int8),
+                                            0.5, order=1, mode="nearest"))
+
+
+def test_output_array_is_written():
+    out = np.empty((3, 4), np.float32)
+    result = jn.zoom(np.arange(6.0).reshape(2, 2 + 1), (1.5, 4 / 3),
+                     output=out, order=1)
+    assert result is out
+    assert np.allclose(out, ndi.zoom(np.arange(6.0).reshape(2, 3),
+                                     (1.5, 4 / 3), order=1))
+
+
+def test_affine_matrix_forms_agree():
+    a = IMAGE
+    m = np.array([[0.9, 0.2], [-0.1, 1.1]])
+    offset = np.array([0.5, -1.0])
+    ref = jn.affine_transform(a, m, offset, order=3)
+    homogeneous = np.eye(3)
+    homogeneous[:2, :2], homogeneous[:2, 2] = m, offset
+    assert np.allclose(jn.affine_transform(a, homogeneous, order=3), ref)
+    assert np.allclose(jn.affine_transform(a, homogeneous[:2], order=3), ref)
+    diag = jn.affine_transform(a, [0.9, 1.1], offset, order=3)
+    assert np.allclose(diag, jn.affine_transform(a, np.diag([0.9, 1.1]),
+                                                 offset, order=3))
+    assert np.allclose(diag, ndi.affine_transform(a, [0.9, 1.1], offset))
+
+
+def test_rotate_axes_and_reshape():
+    a = RNG.random((4, 5, 6))
+    for axes, reshape in (((0, 2), True), ((2, 1), False), ((-1, 0), True)):
+        ours = jn.rotate(a, 27, axes=axes, reshape=reshape, order=1)
+        theirs = ndi.rotate(a, 27, axes=axes, reshape=reshape, order=1)
+        assert ours.shape == theirs.shape
+        assert np.allclose(ours, theirs)
+
+
+def test_zoom_grid_mode_warns_for_constant():
+    with pytest.warns(UserWarning, match="grid-constant"):
+        jn.zoom(IMAGE, 2, grid_mode=True, mode="constant")
+
+
+def test_geometric_transform_python_callable_fallback():
+    calls = []
+
+    def mapping(point, shift, scale=1.0):
+        calls.append(point)
+        if point[0] > 2:  # not traceable: forces the per-point path
+            return (point[0] * scale - shift, point[1])
+        return (point[0] - shift, point[1] * scale)
+
+    kwargs = dict(extra_arguments=(0.5,), extra_keywords={"scale": 0.75})
+    ours = jn.geometric_transform(IMAGE, mapping, order=2, **kwargs)
+    theirs = ndi.geometric_transform(IMAGE, mapping, order=2, **kwargs)
+    assert np.allclose(ours, theirs)
+    assert all(isinstance(i, int) for p in calls[-5:] for i in p)
+
+
+def test_complex_input():
+    z = IMAGE + 1j * IMAGE[::-1]
+    ours = jn.shift(z, (0.3, -1.2), order=3, mode="wrap", cval=1 + 2j)
+    assert ours.dtype == np.complex128
+    assert np.allclose(ours, ndi.shift(z, (0.3, -1.2), order=3, mode="wrap",
+                                       cval=1 + 2j))
+
+
+# -- errors -----------------------------------------------------------------
+
+@pytest.mark.parametrize("call, error", [
+    (lambda: jn.map_coordinates(IMAGE, [[0.5]], order=6), RuntimeError),
+    (lambda: jn.map_coordinates(IMAGE, [[0.5]]), RuntimeError),
+    (lambda: jn.map_coordinates(IMAGE, [[0.5j], [1]]), TypeError),
+    (lambda: jn.map_coordinates(IMAGE, [[0.5], [1]], mode="edge"),
+     RuntimeError),
+    (lambda: jn.spline_filter(IMAGE, order=1), RuntimeError),
+    (lambda: jn.spline_filter1d(IMAGE, order=-1), RuntimeError),
+    (lambda: jn.affine_transform(IMAGE, np.ones((3, 3))), ValueError),
+    (lambda: jn.affine_transform(IMAGE, np.ones((3, 2))), RuntimeError),
+    (lambda: jn.shift(np.float64(1.0), 1), RuntimeError),
+    (lambda: jn.shift(IMAGE, [1, 2, 3]), RuntimeError),
+    (lambda: jn.rotate(np.ones(3), 10), ValueError),
+    (lambda: jn.rotate(IMAGE, 10, axes=(0, 5)), ValueError),
+    (lambda: jn.zoom(jnp.asarray(IMAGE), 2, output=jnp.zeros((12, 14))),
+     TypeError),
+])
+def test_errors_match_scipy(call, error):
+    with pytest.raises(error):
+        call()
+
+
+# -- JAX transformations ------------------------------------------------------
+
+def test_jit_and_vmap():
+    image = jnp.asarray(IMAGE)
+    coords = jnp.asarray(RNG.uniform(-1, 7, size=(2, 9)))
+
+    @jax.jit
+    def sample(img, c, cval):
+        return jn.map_coordinates(img, c, order=3, mode="grid-constant",
+                                  cval=cval)
+
+    expected = ndi.map_coordinates(IMAGE, np.asarray(coords), order=3,
+                                   mode="grid-constant", cval=0.25)
+    assert np.allclose(sample(image, coords, 0.25), expected)
+    batch = jnp.stack([image, 2 * image])
+    shifted = jax.vmap(lambda x: jn.shift(x, (0.5, -0.25), mode="mirror"))(
+        batch)
+    assert np.allclose(shifted[1], 2 * ndi.shift(IMAGE, (0.5, -0.25),
+                                                 mode="mirror"))
+    zoomed = jax.jit(lambda x: jn.zoom(x, 1.5, order=5, mode="reflect"))(
+        image)
+    assert np.allclose(zoomed, ndi.zoom(IMAGE, 1.5, order=5, mode="reflect"))
+
+
+def test_grad_map_coordinates():
+    image = jnp.asarray(IMAGE[:4, :5])
+    coords = jnp.asarray([[0.3, 1.6, 2.2], [3.7, 0.4, 2.9]])
+    for mode in ("mirror", "grid-wrap"):
+        check_grads(lambda img, c: jn.map_coordinates(img, c, order=3,
+                                                      mode=mode),
+                    (image, coords), order=1, modes=["rev"])
+
+
+def test_grad_affine_shift_zoom():
+    image = jnp.asarray(IMAGE[:4, :5])
+    matrix = jnp.asarray([[0.9, 0.15], [-0.1, 1.05]])
+    check_grads(lambda img, m: jn.affine_transform(
+        img, m, offset=(0.25, -0.3), order=3, mode="nearest"),
+        (image, matrix), order=1, modes=["rev"])
+    check_grads(lambda s: jn.shift(image, s, order=3, mode="reflect"),
+                (jnp.asarray([0.3, -0.45]),), order=1, modes=["rev"])
+    check_grads(lambda img: jn.zoom(img, 1.5, order=2, mode="grid-mirror"),
+                (image,), order=1, modes=["rev"])
