@@ -1,0 +1,89 @@
+"""Interpolation, side by side with SciPy on this machine.
+
+Run ``python benchmarks/bench_interpolation.py``.  Each case calls SciPy and
+jaxndimage alternately (interleaved, so load on the machine hits both alike)
+with numpy arrays in and out, conversions included, after a warm-up call
+that compiles; the table shows warm medians and SciPy's time divided by
+ours.  Results go to ``benchmarks/results/interpolation.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import jax
+import numpy as np
+import scipy
+import scipy.ndimage as ndi
+
+import jaxndimage
+
+REPEATS = int(os.environ.get("BENCH_REPEATS", 7))
+RESULTS = Path(__file__).with_name("results") / "interpolation.json"
+
+
+def _cases():
+    rng = np.random.default_rng(0)
+    image = rng.random((1024, 1024), dtype=np.float32)
+    coordinates = rng.uniform(0, 1023, size=(2, 10**6))
+    return {
+        "map_coordinates order 3, 1024^2 float32, 1e6 points": (
+            lambda m: m.map_coordinates(image, coordinates, order=3)),
+        "zoom x2 order 3, 1024^2 float32": (
+            lambda m: m.zoom(image, 2, order=3)),
+        "rotate 30 deg order 1, 1024^2 float32": (
+            lambda m: m.rotate(image, 30, order=1)),
+    }
+
+
+def _time(call) -> float:
+    start = time.perf_counter()
+    result = call()
+    if isinstance(result, jax.Array):
+        result.block_until_ready()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    rows = []
+    for name, case in _cases().items():
+        ours = lambda: case(jaxndimage)  # noqa: E731
+        theirs = lambda: case(ndi)  # noqa: E731
+        expected, got = theirs(), ours()
+        error = float(np.max(np.abs(got.astype(np.float64) - expected)))
+        scipy_times, jax_times = [], []
+        for _ in range(REPEATS):
+            scipy_times.append(_time(theirs))
+            jax_times.append(_time(ours))
+        row = {
+            "case": name,
+            "scipy_s": statistics.median(scipy_times),
+            "jaxndimage_s": statistics.median(jax_times),
+            "max_abs_difference": error,
+        }
+        row["speedup"] = row["scipy_s"] / row["jaxndimage_s"]
+        rows.append(row)
+        print(f"{name:55s} scipy {row['scipy_s'] * 1e3:8.1f} ms   "
+              f"jaxndimage {row['jaxndimage_s'] * 1e3:8.1f} ms   "
+              f"x{row['speedup']:5.1f}   (max |diff| {error:.1e})",
+              flush=True)
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps({
+        "machine": {"platform": platform.platform(),
+                    "processor": platform.processor(),
+                    "cpu_count": os.cpu_count(),
+                    "jax": jax.__version__, "scipy": scipy.__version__,
+                    "numpy": np.__version__,
+                    "jax_devices": [str(d) for d in jax.devices()]},
+        "repeats": REPEATS,
+        "results": rows,
+    }, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
