@@ -277,7 +277,7 @@ def ndimage_function(*array_params: str, reject_float16: bool = True,
                     pointer = _buffer_pointer(value)
                     if pointer is not None:
                         borrowed.add(pointer)
-                if has_output:
+                if has_output and "output" in arguments:
                     arguments["output"] = _output_request(output, namespace)
                 result = impl(*bound.args, **bound.kwargs)
                 # SciPy's C layer refuses float16 after the arguments have
@@ -296,9 +296,13 @@ def ndimage_function(*array_params: str, reject_float16: bool = True,
                             from_jax(a, frozenset(borrowed)), namespace),
                         result)
 
-            if has_output and isinstance(arguments["output"], OutputArray):
+            request = arguments.get("output") if has_output else None
+            if isinstance(request, OutputArray):
                 output[...] = result
                 return output
+            if (namespace is None and request is not None
+                    and not np.dtype(request).isnative):
+                return result.astype(request)  # SciPy honours byte order
             return result
 
         return wrapper  # type: ignore[return-value]

@@ -32,7 +32,7 @@ from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import INTERPOLATION, check_mode, map_coordinate, pad_axis
-from jaxndimage._splines import native_dtype, spline_coefficients
+from jaxndimage._splines import spline_coefficients
 from jaxndimage._support import OutputArray, normalize_sequence, output_dtype
 
 __all__ = [
@@ -300,8 +300,8 @@ def _prepare(input: ArrayLike, output: Any, order: Any, mode: str,
     out_shape = tuple(int(n) for n in out_shape)
     if input.ndim < 1 or len(out_shape) < 1:
         raise RuntimeError("input and output rank must be > 0")
-    out = native_dtype(output_dtype(output, input.dtype, shape=out_shape,
-                                    complex_output=jnp.iscomplexobj(input)))
+    out = output_dtype(output, input.dtype, shape=out_shape,
+                       complex_output=jnp.iscomplexobj(input))
     check_mode(mode)
     return input, out, order
 

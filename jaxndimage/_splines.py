@@ -164,17 +164,11 @@ def _check_order(order: Any, low: int = 0) -> int:
 
 
 def _spline_output(output: Any, input: Array) -> np.dtype:
-    # the dispatcher hands an omitted output= over as None: SciPy's default
-    # here is float64, not the input dtype
-    if output is None or output is np.float64:
+    # The default output is float64 (float32 where JAX has no float64).
+    if output is np.float64:
         output = jax.dtypes.canonicalize_dtype(np.float64)
-    return native_dtype(output_dtype(output, input.dtype, shape=input.shape,
-                                     complex_output=jnp.iscomplexobj(input)))
-
-
-def native_dtype(dtype: np.dtype) -> np.dtype:
-    """``dtype`` in native byte order (the caller's array keeps its own)."""
-    return dtype if dtype.isnative else dtype.newbyteorder("=")
+    return output_dtype(output, input.dtype, shape=input.shape,
+                        complex_output=jnp.iscomplexobj(input))
 
 
 @docfiller

@@ -121,8 +121,17 @@ def output_dtype(output: Any, input_dtype: np.dtype, *,
 
     ``output`` is None, a dtype-like (a scalar type, an ``np.dtype`` or a
     string) or an :class:`OutputArray`.  ``shape`` is the shape the result will
-    have; an output array of another shape is a RuntimeError.
+    have; an output array of another shape is a RuntimeError.  The dtype is
+    returned in native byte order (kernels compute natively; the dispatcher
+    restores a requested byte order).
     """
+    dtype = _requested_dtype(output, input_dtype, shape, complex_output)
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
+
+
+def _requested_dtype(output: Any, input_dtype: np.dtype,
+                     shape: tuple[int, ...] | None,
+                     complex_output: bool) -> np.dtype:
     input_dtype = np.dtype(input_dtype)
     if output is None:
         if complex_output:
@@ -146,6 +155,6 @@ def output_dtype(output: Any, input_dtype: np.dtype, *,
     dtype = np.dtype(output)
     if complex_output and dtype.kind != "c":
         warnings.warn("promoting specified output dtype to complex",
-                      UserWarning, stacklevel=4)
+                      UserWarning, stacklevel=5)
         dtype = np.promote_types(dtype, np.complex64)
     return dtype
