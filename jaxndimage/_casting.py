@@ -23,8 +23,7 @@ def compute_dtype(dtype: np.dtype) -> np.dtype:
     """
     dtype = np.dtype(dtype)
     if dtype.kind == "c":
-        dtype = np.dtype(dtype.char.lower()) if dtype.itemsize == 8 else dtype
-        dtype = np.float32 if dtype == np.complex64 else np.float64
+        dtype = np.finfo(dtype).dtype
     if dtype.kind == "f" and dtype.itemsize <= 4:
         return np.dtype(np.float32)
     return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
@@ -32,7 +31,6 @@ def compute_dtype(dtype: np.dtype) -> np.dtype:
 
 def _int_dtype(bits: int) -> np.dtype:
     return np.dtype(jax.dtypes.canonicalize_dtype(np.dtype(f"int{bits}")))
-
 
 
 def cast_like_c(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:

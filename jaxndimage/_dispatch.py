@@ -22,9 +22,11 @@ caller holds:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import jax
@@ -34,7 +36,8 @@ from jaxndimage import _distributed
 from jaxndimage._distributed import DepthRule
 from jaxndimage._support import OutputArray
 
-__all__ = ["from_jax", "is_jax_array", "ndimage_function", "to_jax"]
+__all__ = ["as_caller_array", "as_numpy", "caller_namespace", "from_jax",
+           "is_jax_array", "ndimage_function", "to_jax"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,7 +52,7 @@ def _is_array(value: Any) -> bool:
             and hasattr(value, "shape") and hasattr(value, "dtype"))
 
 
-def _as_numpy(value: Any) -> np.ndarray:
+def as_numpy(value: Any) -> np.ndarray:
     """A numpy view of an array-like, without a copy where one is possible."""
     if isinstance(value, np.ndarray):
         return value
@@ -63,7 +66,7 @@ def _as_numpy(value: Any) -> np.ndarray:
 
 def to_jax(value: Any) -> jax.Array:
     """Move an array-like to JAX; C-contiguous numpy data is not copied."""
-    array = _as_numpy(value)
+    array = as_numpy(value)
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
     if array.flags.c_contiguous and array.size and array.dtype != object:
@@ -121,18 +124,48 @@ def _output_request(output: Any, namespace: Any = None) -> Any:
     if hasattr(output, "_np_dtype"):  # array_api_strict dtype objects
         return output._np_dtype
     if _is_array(output):
-        return OutputArray(np.dtype(_as_numpy(output).dtype),
+        return OutputArray(np.dtype(as_numpy(output).dtype),
                            tuple(output.shape))
     try:
         return np.dtype(output)
     except TypeError:
         if namespace is not None:  # a dtype of the caller's library
             try:
-                return _as_numpy(namespace.empty((0,), dtype=output)).dtype
+                return as_numpy(namespace.empty((0,), dtype=output)).dtype
             except (TypeError, ValueError, RuntimeError, AttributeError):
                 pass
         array = np.asarray(output)
         return OutputArray(array.dtype, array.shape)
+
+
+_CALLER_NAMESPACE: contextvars.ContextVar = contextvars.ContextVar(
+    "jaxndimage_caller_namespace", default=None)
+
+
+def caller_namespace() -> Any:
+    """The array namespace of the caller of the running public function.
+
+    None for numpy and JAX callers.  Implementations that hand the caller's
+    own Python callables host arrays (plain, non-traceable callables) use
+    it, with :func:`as_caller_array`, so the callable sees the array type
+    its author wrote it for.
+    """
+    return _CALLER_NAMESPACE.get()
+
+
+def as_caller_array(values: np.ndarray) -> Any:
+    """``values`` as an array of :func:`caller_namespace` (numpy if None)."""
+    namespace = caller_namespace()
+    return values if namespace is None else namespace.asarray(values)
+
+
+@contextlib.contextmanager
+def _calling_from(namespace: Any) -> Iterator[None]:
+    token = _CALLER_NAMESPACE.set(namespace)
+    try:
+        yield
+    finally:
+        _CALLER_NAMESPACE.reset(token)
 
 
 def _type_name(value: Any) -> str:
@@ -268,7 +301,7 @@ def ndimage_function(*array_params: str, reject_float16: bool = True,
 
             namespace = _namespace_of(given)
             on_device = not all(_on_host(value) for value in given.values())
-            with jax.enable_x64(True):
+            with jax.enable_x64(True), _calling_from(namespace):
                 borrowed = set()
                 for name, value in given.items():
                     value = (_from_device(value) if not _on_host(value)

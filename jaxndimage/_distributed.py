@@ -269,8 +269,12 @@ DEPTHS: dict[str, DepthRule] = {
     "percentile_filter": footprint_depth,
     "generic_filter": footprint_depth,
     "generic_filter1d": window1d_depth,
-    "vectorized_filter": footprint_depth,
+    "vectorized_filter": whole_depth,
     "spline_filter1d": axis_whole_depth,
+    "fourier_gaussian": whole_depth,
+    "fourier_uniform": whole_depth,
+    "fourier_ellipsoid": whole_depth,
+    "fourier_shift": whole_depth,
     "spline_filter": whole_depth,
 }
 

@@ -29,7 +29,12 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._casting import cast_like_c
-from jaxndimage._dispatch import is_jax_array, ndimage_function
+from jaxndimage._dispatch import (
+    as_caller_array,
+    as_numpy,
+    is_jax_array,
+    ndimage_function,
+)
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import FILTER_EXTENSION, check_mode, pad_axis
 from jaxndimage._rank import (
@@ -463,8 +468,9 @@ def _vectorized_numpy(x: np.ndarray, cval: Any, function, size, mask,
         x = np.pad(x, borders, mode=_NUMPY_PAD[mode], **kwargs)
     n = len(size)
     axis = -1 if mask is not None else tuple(range(-n, 0))
-    return _apply_in_batches(x, size, mask, n_batch, rows,
-                             lambda v: function(v, axis=axis), np)
+    return _apply_in_batches(
+        x, size, mask, n_batch, rows,
+        lambda v: as_numpy(function(as_caller_array(v), axis=axis)), np)
 
 
 @ndimage_function("input", "footprint")
