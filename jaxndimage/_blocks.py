@@ -324,7 +324,8 @@ def view_as_blocks(arr_in: Array, block_shape: tuple[int, ...]) -> Array:
         strides = tuple(st * b for st, b in zip(arr_in.strides, block)) + arr_in.strides
         return as_strided(arr_in, shape=grid + block, strides=strides)
     split = arr_in.reshape(tuple(i for pair in zip(grid, block) for i in pair))
-    return split.transpose(tuple(range(0, 2 * arr_in.ndim, 2)) + tuple(range(1, 2 * arr_in.ndim, 2)))
+    ndim = arr_in.ndim
+    return split.transpose(tuple(range(0, 2 * ndim, 2)) + tuple(range(1, 2 * ndim, 2)))
 
 
 def view_as_windows(
@@ -632,9 +633,13 @@ def montage(
         try:
             grid = tuple(int(s) for s in grid_shape)
         except TypeError:
-            raise TypeError(f"`grid_shape` must be a pair of integers, got {grid_shape!r}") from None
+            raise TypeError(
+                f"`grid_shape` must be a pair of integers, got {grid_shape!r}"
+            ) from None
         except ValueError:
-            raise ValueError(f"`grid_shape` must be a pair of integers, got {grid_shape!r}") from None
+            raise ValueError(
+                f"`grid_shape` must be a pair of integers, got {grid_shape!r}"
+            ) from None
         if len(grid) != 2:
             raise ValueError(f"`grid_shape` must be a pair (rows, columns), got {grid_shape!r}")
     else:
@@ -738,9 +743,13 @@ def unmontage(
     try:
         rows, cols = (operator.index(s) for s in grid_shape)
     except TypeError:
-        raise TypeError(f"`grid_shape` must be a pair of integers, got {grid_shape!r}") from None
+        raise TypeError(
+                f"`grid_shape` must be a pair of integers, got {grid_shape!r}"
+            ) from None
     except ValueError:
-        raise ValueError(f"`grid_shape` must be a pair (rows, columns), got {grid_shape!r}") from None
+        raise ValueError(
+            f"`grid_shape` must be a pair (rows, columns), got {grid_shape!r}"
+        ) from None
     if rows < 1 or cols < 1:
         raise ValueError(f"`grid_shape` must be positive, got {(rows, cols)}")
     pad = _index(padding_width, "padding_width")

@@ -239,9 +239,10 @@ def axis_whole_depth(arguments: Mapping[str, Any], ndim: int
                                              ndim),), ndim)
 
 
-#: Depth rules, by public name, of the functions written before
-#: :func:`~jaxndimage._dispatch.ndimage_function` took ``depth=``.  A new
-#: function declares its rule in its decorator instead
+#: How far each public function reaches around an output point, by name:
+#: the one place the halo depths of jaxndimage's functions are declared, so
+#: the kernels stay free of dask concerns.  A function defined elsewhere can
+#: pass its rule to its decorator instead
 #: (``@ndimage_function("input", depth=footprint_depth)``); a function with
 #: neither runs on dask arrays only after ``.compute()``.
 DEPTHS: dict[str, DepthRule] = {

@@ -34,8 +34,8 @@ from jaxndimage._modes import (
     pad_axis,
 )
 from jaxndimage._support import (
-    check_axes,
     as_int,
+    check_axes,
     check_origin,
     expand_to_ndim,
     normalize_axis,

@@ -26,17 +26,15 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import (
     as_caller_array,
     as_numpy,
-    is_jax_array,
     ndimage_function,
 )
 from jaxndimage._docstrings import docfiller
-from jaxndimage._modes import FILTER_EXTENSION, check_mode, pad_axis
+from jaxndimage._modes import check_mode, pad_axis
 from jaxndimage._rank import (
     Pattern,
     check_footprint_origins,
