@@ -2,14 +2,16 @@
 geometric_transform, with SciPy's B-splines of order 0 to 5.
 
 Every function reads the array from :func:`_splines.spline_coefficients`
-(SciPy's prefilter, with its padding for 'nearest' and 'grid-constant'),
-folds coordinates past the edges with :func:`_modes.map_coordinate` and
-extends the coefficients with :func:`_modes.pad_axis`, as the shared mode
-table :data:`_modes.INTERPOLATION` says.  An output point of a spline of
-order ``n`` is a weighted sum of ``(n + 1)**ndim`` coefficients, gathered for
-all output points at once in a static Python loop over the neighbour
-offsets.  ``shift``, ``zoom`` and diagonal ``affine_transform`` map each axis
-on its own, so they interpolate one axis after the other instead.
+(SciPy's prefilter, with its padding for 'nearest' and 'grid-constant'; the
+input itself when there is nothing to filter), folds coordinates past the
+edges with :func:`_modes.map_coordinate` and folds the indices of
+neighbours past the edges with :func:`_modes.fold_indices`, as the shared
+mode table :data:`_modes.INTERPOLATION` says.  Nothing is padded, so memory
+stays at the size of the input (plus the coefficients when prefiltering).
+An output point of a spline of order ``n`` is a weighted sum of
+``(n + 1)**ndim`` coefficients, read as one block per point where the axes
+allow it.  ``shift``, ``zoom`` and diagonal ``affine_transform`` map each
+axis on its own, so they interpolate one axis after the other instead.
 
 Integer outputs are rounded half away from zero and clipped to the dtype's
 range, as SciPy's interpolation does (unlike its filters, which truncate).
@@ -27,11 +29,13 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
-from jaxndimage._modes import INTERPOLATION, check_mode, map_coordinate, pad_axis
+from jaxndimage._modes import (INTERPOLATION, check_mode, fold_indices,
+                               map_coordinate)
 from jaxndimage._splines import spline_coefficients
 from jaxndimage._support import OutputArray, normalize_sequence, output_dtype
 
@@ -122,20 +126,59 @@ def _spline_weights(x: Array, order: int) -> list[Array]:
     return weights + [last]
 
 
-def _axis_plan(x: Array, size: int, order: int, mode: str, pad: int
+def _axis_plan(x: Array, size: int, order: int, mode: str
                ) -> tuple[Array, list[Array], Array | None]:
     """For coordinates ``x`` along an axis of ``size`` coefficients: the
-    index of the first neighbour in the array padded by ``pad``, the
-    neighbours' weights, and where 'constant' gives cval (or None)."""
+    (unfolded) index of the first neighbour, the neighbours' weights, and
+    where 'constant' gives cval (or None)."""
     outside = None
     if INTERPOLATION[mode].coordinate == "outside":
         outside = (x < 0) | (x > size - 1)
     cc = map_coordinate(x, size, mode)
     base = jnp.floor(cc if order & 1 else cc + 0.5)
     weights = _spline_weights(cc - base, order)
-    start = jnp.clip(base - order // 2, -pad, size - 1 + pad - order)
+    # Farther out every neighbour folds to the same edge sample (or cval).
+    start = jnp.clip(base - order // 2, -order - 1, size)
     start = jnp.where(jnp.isnan(start), 0, start)
-    return (start + pad).astype(np.int32), weights, outside
+    return start.astype(np.int32), weights, outside
+
+
+def _neighbours(start: Array, weights: list[Array], size: int,
+                extension: str) -> tuple[list[Array], list[Array],
+                                         Array | None]:
+    """The neighbours ``start + j`` folded into the axis, their weights,
+    and for the 'constant' extension the weight that falls on cval (the
+    neighbours past the edges read index 0 with weight 0)."""
+    indices, kept, lost = [], [], None
+    for j, w in enumerate(weights):
+        index = fold_indices(start + j, size, extension)
+        if extension == "constant":
+            past = index < 0
+            index = jnp.maximum(index, 0)
+            lost = jnp.where(past, w, 0) + (0 if lost is None else lost)
+            w = jnp.where(past, 0, w)
+        indices.append(index)
+        kept.append(w)
+    return indices, kept, lost
+
+
+def _window(start: Array, weights: list[Array], size: int, order: int,
+            extension: str) -> tuple[Array, list[Array], Array | None]:
+    """Read the ``order + 1`` neighbours as one window of the axis: its
+    first index, and the weights of its samples (the weight of a
+    neighbour that folds onto another sample of the window is added to
+    that sample's).  Valid for ``0 < order < size`` and every extension
+    but 'wrap', at points inside the axis after :func:`map_coordinate`;
+    away from the edges the weights are the spline weights."""
+    first = jnp.clip(start, 0, size - 1 - order)
+    indices, kept, lost = _neighbours(start, weights, size, extension)
+    window = [None] * (order + 1)
+    for j, (index, w) in enumerate(zip(indices, kept)):
+        position = index - first
+        for p in range(order + 1):
+            term = jnp.where(position == p, w, 0)
+            window[p] = term if window[p] is None else window[p] + term
+    return first, window, lost
 
 
 def _round_to(values: Array, dtype: np.dtype) -> Array:
@@ -152,61 +195,111 @@ def _round_to(values: Array, dtype: np.dtype) -> Array:
     return cast_like_c(values, dtype)
 
 
-def _pad_coefficients(c: Array, order: int, mode: str, cval: Any) -> Array:
-    extension = INTERPOLATION[mode].coefficients
-    for axis in range(c.ndim):
-        c = pad_axis(c, axis, order + 1, order + 1, extension, cval)
-    return c
+def _with_cval(total: Array, weights: list[list[Array]],
+               lost: list[Array | None], cval: Any) -> Array:
+    """Add cval times the weight of the neighbours past the edges of the
+    'constant' coefficient extension (all weights are per axis)."""
+    if all(x is None for x in lost):
+        return total
+    inside = everything = 1.0
+    for w, x in zip(weights, lost):
+        kept = sum(w[1:], w[0])
+        everything = everything * (kept if x is None else kept + x)
+        inside = inside * kept
+    return total + jnp.asarray(cval, total.dtype) * (everything - inside)
 
 
 def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
-                        mode: str, cval: Any) -> Array:
+                        mode: str, cval: Any, dtype: np.dtype) -> Array:
     """Interpolate the coefficients ``c`` at points given by one coordinate
-    array per axis (all of one shape)."""
-    pad = order + 1
-    padded = _pad_coefficients(c, order, mode, cval)
-    flat = padded.reshape(-1)
-    strides = np.cumprod((padded.shape[1:] + (1,))[::-1])[::-1]
-    base = 0
-    weights, outside = [], None
+    array per axis (all of one shape), computing in ``dtype``.
+
+    Nothing is padded: neighbour indices are folded into the array by the
+    mode's coefficient extension.  Along axes longer than the spline
+    (every extension but 'wrap') the ``order + 1`` neighbours are read as
+    one window, so a 2-D cubic needs one gather of 4x4 blocks per point
+    instead of 16 point gathers.
+    """
+    extension = INTERPOLATION[mode].coefficients
+    shape = coordinates[0].shape
+    windows, points = [], []
+    starts, weights, lost, outside = [], [], [], None
     for axis, x in enumerate(coordinates):
-        start, w, out = _axis_plan(x, c.shape[axis], order, mode, pad)
-        base = base + start * int(strides[axis])
-        weights.append([v.astype(c.dtype) for v in w])
+        size = c.shape[axis]
+        start, w, out = _axis_plan(x.reshape(-1), size, order, mode)
+        w = [v.astype(dtype) for v in w]
+        if 0 < order < size and extension != "wrap":
+            start, w, x_lost = _window(start, w, size, order, extension)
+            windows.append(axis)
+        else:
+            start, w, x_lost = _neighbours(start, w, size, extension)
+            points.append(axis)
+        starts.append(start)
+        weights.append(w)
+        lost.append(x_lost)
         if out is not None:
             outside = out if outside is None else outside | out
+    numbers = lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(1, len(windows) + 1)),
+        collapsed_slice_dims=tuple(points),
+        start_index_map=tuple(range(c.ndim)))
+    sizes = tuple(order + 1 if axis in windows else 1
+                  for axis in range(c.ndim))
     total = None
-    for offsets in itertools.product(range(order + 1), repeat=c.ndim):
-        shift = sum(int(o * s) for o, s in zip(offsets, strides))
-        value = flat.at[base + shift].get(mode="promise_in_bounds")
-        for axis, o in enumerate(offsets):
-            if order > 0:
-                value = value * weights[axis][o]
-        total = value if total is None else total + value
+    for offsets in itertools.product(range(order + 1), repeat=len(points)):
+        index = list(starts)
+        for axis, o in zip(points, offsets):
+            index[axis] = starts[axis][o]
+        block = lax.gather(c, jnp.stack(index, axis=1), numbers, sizes,
+                           mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+        block = block.astype(dtype)
+        if order > 0:
+            for k in reversed(range(len(windows))):
+                w = weights[windows[k]]
+                block = sum(block[..., p] * w[p].reshape((-1,) + (1,) * k)
+                            for p in range(order + 1))
+            for axis, o in zip(points, offsets):
+                block = block * weights[axis][o]
+        else:
+            block = block.reshape(-1)
+        total = block if total is None else total + block
+    if order > 0:
+        total = _with_cval(total, weights, lost, cval)
+    elif any(x is not None for x in lost):
+        past = sum(x for x in lost if x is not None) > 0
+        total = jnp.where(past, jnp.asarray(cval, dtype), total)
     if outside is not None:
-        total = jnp.where(outside, jnp.asarray(cval, c.dtype), total)
-    return total
+        total = jnp.where(outside, jnp.asarray(cval, dtype), total)
+    return total.reshape(shape)
 
 
 def _interpolate_separable(c: Array, coordinates: Sequence[Array],
-                           order: int, mode: str, cval: Any) -> Array:
+                           order: int, mode: str, cval: Any,
+                           dtype: np.dtype) -> Array:
     """Interpolate ``c`` on the grid of per-axis 1-D coordinate arrays,
-    one axis after the other."""
-    pad = order + 1
+    one axis after the other, computing in ``dtype``."""
     extension = INTERPOLATION[mode].coefficients
     outside = None
     for axis, x in enumerate(coordinates):
-        start, weights, out = _axis_plan(x, c.shape[axis], order, mode, pad)
-        padded = pad_axis(c, axis, pad, pad, extension, cval)
+        start, weights, out = _axis_plan(x, c.shape[axis], order, mode)
+        indices, weights, lost = _neighbours(start, weights, c.shape[axis],
+                                             extension)
         shape = [1] * c.ndim
         shape[axis] = -1
         total = None
-        for j, w in enumerate(weights):
-            index = (slice(None),) * axis + (start + j,)
-            value = padded.at[index].get(mode="promise_in_bounds")
+        for index, w in zip(indices, weights):
+            value = c.at[(slice(None),) * axis + (index,)].get(
+                mode="promise_in_bounds").astype(dtype)
             if order > 0:
-                value = value * w.astype(c.dtype).reshape(shape)
+                value = value * w.astype(dtype).reshape(shape)
             total = value if total is None else total + value
+        if lost is not None:
+            if order == 0:
+                total = jnp.where(lost.reshape(shape) > 0,
+                                  jnp.asarray(cval, dtype), total)
+            else:
+                total = total + jnp.asarray(cval, dtype) * lost.astype(
+                    dtype).reshape(shape)
         c = total
         if out is not None:
             out = out.reshape(shape)
@@ -223,8 +316,8 @@ def _map_kernel(x: Array, coordinates: Array, cval: Any, *, order: int,
     c, npad = spline_coefficients(x, order, mode, cval, prefilter)
     coordinates = coordinates.astype(_coordinate_dtype())
     points = [coordinates[axis] + npad for axis in range(x.ndim)]
-    return _round_to(_interpolate_points(c, points, order, mode, cval),
-                     out_dtype)
+    return _round_to(_interpolate_points(c, points, order, mode, cval,
+                                         compute_dtype(x.dtype)), out_dtype)
 
 
 def _output_grid(shape: tuple[int, ...]) -> list[Array]:
@@ -246,8 +339,8 @@ def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
         for col, g in enumerate(grid):
             coordinate = coordinate + g * matrix[row, col]
         points.append(coordinate + offset[row] + npad)
-    return _round_to(_interpolate_points(c, points, order, mode, cval),
-                     out_dtype)
+    return _round_to(_interpolate_points(c, points, order, mode, cval,
+                                         compute_dtype(x.dtype)), out_dtype)
 
 
 @partial(jax.jit, static_argnames=("out_shape", "order", "mode", "prefilter",
@@ -265,7 +358,8 @@ def _zoom_shift_kernel(x: Array, zooms: Array | None, shifts: Array | None,
             zoom = zooms[axis].astype(k.dtype)
             k = (k + 0.5) * zoom - 0.5 if grid_mode else k * zoom
         points.append(k + npad)
-    return _round_to(_interpolate_separable(c, points, order, mode, cval),
+    return _round_to(_interpolate_separable(c, points, order, mode, cval,
+                                            compute_dtype(x.dtype)),
                      out_dtype)
 
 

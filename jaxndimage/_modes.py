@@ -32,6 +32,7 @@ __all__ = [
     "check_mode",
     "check_modes",
     "extend_indices",
+    "fold_indices",
     "INTERPOLATION",
     "InterpolationMode",
     "map_coordinate",
@@ -218,3 +219,28 @@ def map_coordinate(x: jnp.ndarray, size: int, mode: str) -> jnp.ndarray:
         below = x + n * (jnp.trunc((-1 - x) / n) + 1)
         above = x - n * jnp.trunc(x / n)
     return jnp.where(low, below, jnp.where(high, above, x))
+
+
+def fold_indices(indices: jnp.ndarray, size: int, extension: str
+                 ) -> jnp.ndarray:
+    """Traceable :func:`extend_indices` for interpolation: map integer
+    positions along an axis of ``size`` into ``[0, size)`` by the
+    :data:`FILTER_EXTENSION` mode ``extension``; -1 past the edges of
+    'constant'.
+
+    Interpolation reads the neighbours of a point through this map
+    instead of padding a copy of the array.
+    """
+    if extension == "nearest":
+        return jnp.clip(indices, 0, size - 1)
+    if extension == "wrap":
+        return indices % size
+    if extension == "reflect":
+        folded = indices % (2 * size)
+        return jnp.where(folded < size, folded, 2 * size - 1 - folded)
+    if extension == "mirror":
+        if size == 1:
+            return jnp.zeros_like(indices)
+        folded = indices % (2 * size - 2)
+        return jnp.where(folded < size, folded, 2 * size - 2 - folded)
+    return jnp.where((indices >= 0) & (indices < size), indices, -1)

@@ -140,12 +140,14 @@ def spline_coefficients(x: Array, order: int, mode: str, cval: Any,
     when ``prefilter`` is off or ``order < 2``), and the padding in samples
     SciPy adds on each side first (``_prepad_for_spline_filter``).
 
-    Traceable; ``order``, ``mode`` and ``prefilter`` are static.  The result
-    has the compute dtype of ``x``.
+    Traceable; ``order``, ``mode`` and ``prefilter`` are static.  The
+    coefficients have the compute dtype of ``x``; with nothing to filter
+    ``x`` itself is returned, uncast, so that no copy of it is made (cast
+    what is read from it).
     """
     dtype = compute_dtype(x.dtype)
     if not prefilter or order < 2:
-        return x.astype(dtype), 0
+        return x, 0
     info = INTERPOLATION[mode]
     npad = PREPAD if info.prepad else 0
     if npad:

@@ -220,3 +220,28 @@ def test_grad_affine_shift_zoom():
                 (jnp.asarray([0.3, -0.45]),), order=1, modes=["rev"])
     check_grads(lambda img: jn.zoom(img, 1.5, order=2, mode="grid-mirror"),
                 (image,), order=1, modes=["rev"])
+
+
+@pytest.mark.parametrize("mode", [m for m in MODES if m != "grid-wrap"])
+def test_window_reads_every_neighbour(mode):
+    # one window of order + 1 samples must carry exactly the weights of
+    # the folded neighbours, also on axes just longer than the spline
+    from jaxndimage._interpolation import _axis_plan, _neighbours, _window
+
+    extension = INTERPOLATION[mode].coefficients
+    for order in range(1, 6):
+        for size in (order + 1, order + 2, order + 4):
+            x = jnp.linspace(-3 * size, 4 * size, 1001)
+            start, w, outside = _axis_plan(x, size, order, mode)
+            first, folded, _ = _window(start, w, size, order, extension)
+            index, kept, _ = _neighbours(start, w, size, extension)
+            rows = np.arange(x.size)
+            by_window = np.zeros((x.size, size))
+            by_point = np.zeros((x.size, size))
+            for p in range(order + 1):
+                np.add.at(by_window, (rows, np.asarray(first) + p), folded[p])
+                np.add.at(by_point, (rows, np.asarray(index[p])), kept[p])
+            inside = (slice(None) if outside is None
+                      else ~np.asarray(outside))
+            assert np.allclose(by_window[inside], by_point[inside],
+                               rtol=0, atol=1e-15)
