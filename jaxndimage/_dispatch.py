@@ -37,7 +37,7 @@ from jaxndimage._distributed import DepthRule
 from jaxndimage._support import OutputArray
 
 __all__ = ["as_caller_array", "as_numpy", "caller_namespace", "from_jax",
-           "is_jax_array", "ndimage_function", "to_jax"]
+           "is_jax_array", "ndimage_function", "nonempty", "to_jax"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -236,7 +236,13 @@ def _to_namespace(result: np.ndarray, namespace) -> Any:
         return namespace.asarray(result)
 
 
-def ndimage_function(*array_params: str, reject_float16: bool = True,
+def nonempty(input: jax.Array) -> bool:
+    """``reject_float16`` rule of functions that return empty input early."""
+    return input.size > 0
+
+
+def ndimage_function(*array_params: str,
+                     reject_float16: bool | Callable[[jax.Array], bool] = True,
                      depth: DepthRule | None = None) -> Callable[[F], F]:
     """Decorate a JAX implementation into a drop-in ``scipy.ndimage`` function.
 
@@ -245,9 +251,11 @@ def ndimage_function(*array_params: str, reject_float16: bool = True,
     *array_params : str
         Names of the parameters that hold arrays (``"input"``, ``"weights"``,
         ...).  They decide the namespace and are converted to JAX.
-    reject_float16 : bool, optional
+    reject_float16 : bool or callable, optional
         Raise SciPy's RuntimeError for a non-JAX float16 ``input``, as SciPy's
-        C routines do.  JAX float16 input is always accepted.
+        C routines do; a callable decides from the input, for functions that
+        SciPy finishes before reaching C for some inputs (e.g.
+        :func:`nonempty`).  JAX float16 input is always accepted.
     depth : callable, optional
         How far the function reaches around each output point, for dask
         inputs: ``depth(arguments, ndim)`` maps the bound arguments (defaults
@@ -315,8 +323,10 @@ def ndimage_function(*array_params: str, reject_float16: bool = True,
                 result = impl(*bound.args, **bound.kwargs)
                 # SciPy's C layer refuses float16 after the arguments have
                 # been validated, so bad arguments are reported first.
-                if (reject_float16 and "input" in given
-                        and arguments["input"].dtype == np.float16):
+                if ("input" in given and arguments["input"].dtype == np.float16
+                        and (reject_float16 is True or (
+                            callable(reject_float16)
+                            and reject_float16(arguments["input"])))):
                     raise RuntimeError(
                         "input: array type dtype('float16') not supported")
                 if on_device and namespace is not None:

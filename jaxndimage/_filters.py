@@ -24,13 +24,11 @@ from jax import lax
 
 from jaxndimage._cache import cached_jit
 from jaxndimage._casting import cast_like_c, compute_dtype
-from jaxndimage._dispatch import ndimage_function
+from jaxndimage._dispatch import ndimage_function, nonempty
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
-    FILTER_EXTENSION,
     check_mode,
     check_modes,
-    extend_indices,
     pad_axis,
 )
 from jaxndimage._support import (
@@ -69,17 +67,13 @@ ArrayLike = Any
 # Kernels (pure JAX; everything here may be traced)
 # --------------------------------------------------------------------------
 #
-# A separable filter is a list of 1-D passes.  The input is padded once for
-# every filtered axis (one fused gather through the shared index maps of
-# `_modes.extend_indices`), then each pass is a fused shift-and-add over
-# slices of that padded array; padding along the axes still to come passes
-# through the earlier passes untouched, so no pass pads again.  Passes along
-# a non-last axis read taps one row apart: when that row pitch is a multiple
-# of 512 bytes the taps collide in the same cache sets, so the last axis gets
-# a few unused columns.  Measured on CPU (benchmarks/README.md): one padded
-# copy beats fusing the padding into every tap, shift-and-add beats
-# lax.conv_general_dilated, a banded matmul and FFT convolution for the radii
-# SciPy's default truncate gives.
+# A separable filter is a list of 1-D passes.  Each pass pads its axis
+# through the shared mode table (`_modes.pad_axis`) into one materialised
+# copy, then sums its taps as shifted slices of that copy in one fused loop.
+# Measured on CPU (benchmarks/README.md): one padded copy per pass beats
+# fusing the padding into every tap and beats padding all axes up front in
+# one gather; shift-and-add beats lax.conv_general_dilated, a banded matmul
+# and FFT convolution for the radii SciPy's default truncate gives.
 
 _BARRIER = lax.optimization_barrier
 
@@ -112,6 +106,8 @@ def _weighted_taps(padded: Array, weights: Array, axis: int, length: int,
         if symmetry < 0:
             # SciPy's sum starts from +0, so it never ends at -0.
             zero = jnp.zeros((), padded.dtype)
+            if total is None:  # a single (zero) tap
+                return jnp.zeros_like(_tap(padded, 0, length, axis))
             total = jnp.where(total == 0, zero, total)
         return total
     total = weights[0] * _tap(padded, 0, length, axis)
@@ -157,102 +153,35 @@ class _Pass:
         self.axis, self.before, self.after = axis, before, after
         self.mode, self.taps = mode, taps
 
-    @property
-    def constant(self) -> bool:
-        return FILTER_EXTENSION[self.mode] == "constant"
 
+def _padded_for(x: Array, p: _Pass, cval: Any) -> Array:
+    """``x`` padded for pass ``p``, as one materialised copy.
 
-def _gather_pad(x: Array, pads: dict[int, tuple[int, int, str]], cval: Any,
-                extra: int = 0) -> Array:
-    """Pad ``x`` along several axes at once (one fused gather).
-
-    ``pads`` maps axis to (before, after, mode); constant modes fill ``cval``.
-    ``extra`` unused elements are appended to the last axis.
+    A pass along a non-last axis reads its taps one row apart; when that row
+    pitch is a multiple of 512 bytes all taps fall in the same cache sets,
+    so the copy gets a few unused columns.
     """
-    mask = None
+    padded = pad_axis(x, p.axis, p.before, p.after, p.mode, cval)
     last = x.ndim - 1
-    # Last axis first: XLA then keeps the result row-major.
-    for axis in sorted(set(pads) | ({last} if extra else set()),
-                       reverse=True):
-        before, after, mode = pads.get(axis, (0, 0, "nearest"))
-        size = x.shape[axis]
-        indices = extend_indices(np.arange(-before, size + after), size, mode)
-        if axis == x.ndim - 1 and extra:
-            indices = np.concatenate([indices, np.zeros(extra, np.int64)])
-        if np.array_equal(indices, np.arange(size)):
-            continue
-        outside = indices < 0
-        x = jnp.take(x, jnp.asarray(np.where(outside, 0, indices), np.int32),
-                     axis=axis)
-        if outside.any():
-            shape = [1] * x.ndim
-            shape[axis] = indices.size
-            inside = jnp.asarray(~outside.reshape(shape))
-            mask = inside if mask is None else mask & inside
-    if mask is not None:
-        x = jnp.where(mask, x, jnp.asarray(cval).astype(x.dtype))
-    return x
-
-
-def _constant_mask(x: Array, axis: int, before: int, length: int,
-                   cval: Any) -> Array:
-    """Set the padding along ``axis`` (``before`` + ``length`` + rest) to
-    ``cval``."""
-    position = np.arange(x.shape[axis])
-    inside = (position >= before) & (position < before + length)
-    shape = [1] * x.ndim
-    shape[axis] = x.shape[axis]
-    return jnp.where(jnp.asarray(inside.reshape(shape)), x,
-                     jnp.asarray(cval).astype(x.dtype))
+    if p.axis != last and (x.shape[last] * x.dtype.itemsize) % 512 == 0:
+        padded = jnp.pad(padded, [(0, 0)] * last + [(0, 64 // x.dtype.itemsize)])
+    return _BARRIER(padded)
 
 
 def _run_passes(x: Array, passes: Sequence[_Pass], cval: Any,
                 out_dtype: np.dtype) -> Array:
-    """Run 1-D passes in turn, storing each in ``out_dtype`` as SciPy does.
-
-    Every axis whose padding is at most its length is padded up front, in
-    one copy; the others are padded just before their own pass.
-    """
-    shape = x.shape
-    axes = [p.axis for p in passes]
-    if len(set(axes)) != len(axes):  # the same axis twice: one at a time
-        for p in passes:
-            x = _run_passes(x, [p], cval, out_dtype)
-        return x
-    early = {p.axis for p in passes
-             if p.before + p.after <= max(shape[p.axis], 1)}
-    last = x.ndim - 1
-    extra = 0
-    x = x.astype(compute_dtype(x.dtype))
-    if any(p.axis != last for p in passes) and (last in early
-                                                or last not in axes):
-        pitch = shape[last] + sum(p.before + p.after for p in passes
-                                  if p.axis == last)
-        unit = 64 // x.dtype.itemsize
-        if (pitch * x.dtype.itemsize) % 512 == 0:
-            extra = unit
-    pads = {p.axis: (p.before, p.after, p.mode) for p in passes
-            if p.axis in early}
-    x = _BARRIER(_gather_pad(x, pads, cval, extra))
+    """Run 1-D passes in turn, storing each in ``out_dtype`` as SciPy does."""
     for index, p in enumerate(passes):
-        if index:
-            x = x.astype(compute_dtype(x.dtype))
-            if p.axis in early and p.constant:
-                x = _constant_mask(x, p.axis, p.before, shape[p.axis], cval)
-            if p.axis not in early:
-                x = _gather_pad(x, {p.axis: (p.before, p.after, p.mode)},
-                                cval)
-            x = _BARRIER(x)
-        elif p.axis not in early:
-            x = _BARRIER(_gather_pad(x, {p.axis: (p.before, p.after,
-                                                  p.mode)}, cval))
+        x = x.astype(compute_dtype(x.dtype))
+        shape = x.shape
+        result = p.taps(_padded_for(x, p, cval), p.axis, shape[p.axis])
+        if result.shape != shape:
+            result = lax.slice(result, (0,) * x.ndim, shape)
         # SciPy's bool output buffer holds the raw C-cast byte between
         # passes; only the final result is read as true/false.
         store = (np.dtype(np.uint8) if out_dtype == np.bool_
                  and index < len(passes) - 1 else out_dtype)
-        x = cast_like_c(p.taps(x, p.axis, shape[p.axis]), store)
-    if x.shape != shape:
-        x = lax.slice(x, (0,) * x.ndim, shape)
+        x = cast_like_c(result, store)
     return x
 
 
@@ -365,22 +294,20 @@ def _correlate_nd(x: Array, weights: Array, cval: Any, *, mode: str,
     weights = weights.astype(dtype)
     if x.ndim == 0:
         return cast_like_c(x * weights, out_dtype)
-    pads = {}
     for axis, (size, origin) in enumerate(zip(weights.shape, origins)):
         before = size // 2 + origin
-        pads[axis] = (before, size - 1 - before, mode)
+        x = pad_axis(x, axis, before, size - 1 - before, mode, cval)
+    shape = tuple(n - k + 1 for n, k in zip(x.shape, weights.shape))
     if weights.size <= _MAX_SHIFT_ADD_TAPS:
-        padded = _BARRIER(_gather_pad(x, pads, cval))
+        padded = _BARRIER(x)
         weights = _BARRIER(weights)
         total = None
         for offset in np.ndindex(*weights.shape):
             tap = lax.slice(padded, offset, tuple(
-                o + n for o, n in zip(offset, x.shape)))
+                o + n for o, n in zip(offset, shape)))
             term = weights[offset] * tap
             total = term if total is None else total + term
         return cast_like_c(total, out_dtype)
-    for axis, (before, after, _) in pads.items():
-        x = pad_axis(x, axis, before, after, mode, cval)
     result = lax.conv_general_dilated(
         x[None, None], weights[None, None], (1,) * x.ndim, "VALID",
         precision=lax.Precision.HIGHEST)[0, 0]
@@ -622,7 +549,7 @@ def _correlate_or_convolve(input: Array, weights: Array, output: Any,
 
 
 @docfiller
-@ndimage_function("input", "weights")
+@ndimage_function("input", "weights", reject_float16=nonempty)
 def correlate(input: ArrayLike, weights: ArrayLike, output: Any = None,
               mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
               axes: Any = None) -> Array:
@@ -668,7 +595,7 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: Any = None,
 
 
 @docfiller
-@ndimage_function("input", "weights")
+@ndimage_function("input", "weights", reject_float16=nonempty)
 def convolve(input: ArrayLike, weights: ArrayLike, output: Any = None,
              mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
              axes: Any = None) -> Array:
@@ -740,6 +667,10 @@ def _gaussian(input: Array, sigmas: Sequence, orders: Sequence, modes:
             raise ValueError("order must be non-negative")
         passes.append((axis, sigma, order, check_mode(mode),
                        _gaussian_radius(sigma, truncate, radius)))
+    if not passes:  # SciPy copies the input into the output, whatever dtypes
+        if _is_complex(input) and np.dtype(out).kind != "c":
+            input = input.real
+        return cast_like_c(input, out)
     if _is_complex(input):
         return _via_real_components(
             lambda x, _, c, dtype: _gaussian(x, sigmas, orders, modes, radii,
@@ -748,8 +679,6 @@ def _gaussian(input: Array, sigmas: Sequence, orders: Sequence, modes:
     _check_real_filter(cval, out)
     if input.size == 0:
         return _empty_result(input, out)
-    if not passes:
-        return cast_like_c(input, out)
     axes, sigmas, orders, modes, radii = zip(*passes)
     return _gaussian_separable(input, sigmas, cval, axes=axes, orders=orders,
                                radii=radii, modes=modes, out_dtype=out)
@@ -946,7 +875,9 @@ def gaussian_gradient_magnitude(input: ArrayLike, sigma: Any,
     ----------
     %(input)s
     sigma : scalar or sequence of scalars
-        Standard deviation of the Gaussian per axis (or one for all).
+        Standard deviation of the Gaussian for every axis of `input` (one
+        value, or one per axis of `input`, even with `axes`: as in SciPy,
+        each derivative smooths along all axes).
     %(output)s
     %(mode_multiple)s
     %(cval)s
@@ -971,7 +902,7 @@ def gaussian_gradient_magnitude(input: ArrayLike, sigma: Any,
     axes = check_axes(axes, input.ndim)
     return generic_gradient_magnitude(
         input, _gaussian_first_derivative, output, mode, cval,
-        (_sigma_per_axis(sigma, axes, input.ndim),), kwargs, axes=axes)
+        (sigma,), kwargs, axes=axes)
 
 
 # --------------------------------------------------------------------------
@@ -983,6 +914,9 @@ def _derivatives(derivative: Callable, input: Array, out: np.dtype,
                  extra_arguments: Sequence, extra_keywords: dict | None
                  ) -> list[Array]:
     """Call a user's derivative once per axis, each result in ``out``."""
+    if _is_complex(input) and np.dtype(out).kind != "c":
+        # SciPy's first call writes into the real output array: refused.
+        raise RuntimeError("output must have complex dtype")
     modes = normalize_sequence(mode, len(axes), "mode")
     results = []
     for axis, axis_mode in zip(axes, modes):

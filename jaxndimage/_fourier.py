@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage._casting import compute_dtype
-from jaxndimage._dispatch import ndimage_function
+from jaxndimage._dispatch import ndimage_function, nonempty
 from jaxndimage._support import OutputArray, normalize_axis, normalize_sequence
 
 __all__ = ["fourier_ellipsoid", "fourier_gaussian", "fourier_shift",
@@ -351,7 +351,7 @@ def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
     return _filter(input, size, n, axis, output, "ellipsoid", "size")
 
 
-@ndimage_function("input")
+@ndimage_function("input", reject_float16=nonempty)
 def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
                   output: Any = None) -> Array:
     """Shift in the Fourier domain.

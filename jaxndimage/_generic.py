@@ -32,6 +32,7 @@ from jaxndimage._dispatch import (
     as_caller_array,
     as_numpy,
     ndimage_function,
+    nonempty,
 )
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import check_mode, pad_axis
@@ -142,7 +143,7 @@ def _generic_kernel(x: Array, cval: Any, *, function: _Bound,
 
 
 @docfiller
-@ndimage_function("input", "footprint")
+@ndimage_function("input", "footprint", reject_float16=nonempty)
 def generic_filter(input: ArrayLike, function: Any, size: Any = None,
                    footprint: Any = None, output: Any = None,
                    mode: str = "reflect", cval: Any = 0.0, origin: Any = 0,

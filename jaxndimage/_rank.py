@@ -677,9 +677,16 @@ def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
                            out_dtype=out)
 
 
+def _float16_reaches_c(input) -> bool:
+    """SciPy ranks 1-D and empty float16 input in Python, the rest in C,
+    which refuses float16."""
+    return input.ndim > 1 and input.size > 0
+
+
 @docfiller
 @_fill_size_foot
-@ndimage_function("input", "footprint")
+@ndimage_function("input", "footprint",
+                  reject_float16=_float16_reaches_c)
 def rank_filter(input: ArrayLike, rank: int, size: Any = None,
                 footprint: Any = None, output: Any = None,
                 mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0, *,
@@ -725,7 +732,8 @@ def rank_filter(input: ArrayLike, rank: int, size: Any = None,
 
 @docfiller
 @_fill_size_foot
-@ndimage_function("input", "footprint")
+@ndimage_function("input", "footprint",
+                  reject_float16=_float16_reaches_c)
 def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                   output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
                   origin: Any = 0, *, axes: Any = None) -> Array:
@@ -772,7 +780,8 @@ def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
 
 @docfiller
 @_fill_size_foot
-@ndimage_function("input", "footprint")
+@ndimage_function("input", "footprint",
+                  reject_float16=_float16_reaches_c)
 def percentile_filter(input: ArrayLike, percentile: float, size: Any = None,
                       footprint: Any = None, output: Any = None,
                       mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0,
