@@ -324,23 +324,34 @@ def _output_grid(shape: tuple[int, ...]) -> list[Array]:
     return [jnp.arange(n, dtype=_coordinate_dtype()) for n in shape]
 
 
-@partial(jax.jit, static_argnames=("out_shape", "order", "mode", "prefilter",
-                                   "out_dtype"))
-def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
-                   out_shape: tuple[int, ...], order: int, mode: str,
-                   prefilter: bool, out_dtype: np.dtype) -> Array:
-    c, npad = spline_coefficients(x, order, mode, cval, prefilter)
+@partial(jax.jit, static_argnames=("out_shape",))
+def _affine_coordinates(matrix: Array, offset: Array, *,
+                        out_shape: tuple[int, ...]) -> Array:
+    """``matrix @ o + offset`` for every output point ``o``.
+
+    A jitted function of its own, so that the coordinates are computed
+    once: inside one XLA program the multiply-adds may be recomputed in
+    several fusions, contracted differently in each, and a point's
+    neighbour index and its weights must come from the same number.
+    """
     dtype = _coordinate_dtype()
     matrix, offset = matrix.astype(dtype), offset.astype(dtype)
     grid = jnp.meshgrid(*_output_grid(out_shape), indexing="ij")
     points = []
-    for row in range(x.ndim):
+    for row in range(matrix.shape[0]):
         coordinate = 0.0
         for col, g in enumerate(grid):
             coordinate = coordinate + g * matrix[row, col]
-        points.append(coordinate + offset[row] + npad)
-    return _round_to(_interpolate_points(c, points, order, mode, cval,
-                                         compute_dtype(x.dtype)), out_dtype)
+        points.append(coordinate + offset[row])
+    return jnp.stack(points)
+
+
+def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
+                   out_shape: tuple[int, ...], order: int, mode: str,
+                   prefilter: bool, out_dtype: np.dtype) -> Array:
+    coordinates = _affine_coordinates(matrix, offset, out_shape=out_shape)
+    return _map_kernel(x, coordinates, cval, order=order, mode=mode,
+                       prefilter=prefilter, out_dtype=out_dtype)
 
 
 @partial(jax.jit, static_argnames=("out_shape", "order", "mode", "prefilter",
