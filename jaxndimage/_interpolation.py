@@ -34,8 +34,8 @@ from jax import lax
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
-from jaxndimage._modes import (INTERPOLATION, check_mode, fold_indices,
-                               map_coordinate)
+from jaxndimage._modes import (INTERPOLATION, PREPAD, check_mode,
+                               fold_indices, map_coordinate)
 from jaxndimage._splines import spline_coefficients
 from jaxndimage._support import OutputArray, normalize_sequence, output_dtype
 
@@ -215,10 +215,11 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
     array per axis (all of one shape), computing in ``dtype``.
 
     Nothing is padded: neighbour indices are folded into the array by the
-    mode's coefficient extension.  Along axes longer than the spline
-    (every extension but 'wrap') the ``order + 1`` neighbours are read as
-    one window, so a 2-D cubic needs one gather of 4x4 blocks per point
-    instead of 16 point gathers.
+    mode's coefficient extension.  For ``order >= 2``, along axes longer
+    than the spline (every extension but 'wrap'), the ``order + 1``
+    neighbours are read as one window, so a 2-D cubic needs one gather of
+    4x4 blocks per point instead of 16 point gathers (for order 1 the
+    point gathers measured faster).
     """
     extension = INTERPOLATION[mode].coefficients
     shape = coordinates[0].shape
@@ -228,7 +229,7 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
         size = c.shape[axis]
         start, w, out = _axis_plan(x.reshape(-1), size, order, mode)
         w = [v.astype(dtype) for v in w]
-        if 0 < order < size and extension != "wrap":
+        if 1 < order < size and extension != "wrap":
             start, w, x_lost = _window(start, w, size, order, extension)
             windows.append(axis)
         else:
@@ -309,15 +310,39 @@ def _interpolate_separable(c: Array, coordinates: Sequence[Array],
     return c
 
 
-@partial(jax.jit, static_argnames=("order", "mode", "prefilter",
+@partial(jax.jit, static_argnames=("order", "mode"))
+def _filtered(x: Array, cval: Any, *, order: int, mode: str) -> Array:
+    return spline_coefficients(x, order, mode, cval, True)[0]
+
+
+def _coefficients(x: Array, cval: Any, order: int, mode: str,
+                  prefilter: bool) -> tuple[Array, int]:
+    """:func:`spline_coefficients`, computed by a jitted function of its
+    own: inside the interpolation's XLA program the prefilter would be
+    fused into the gathers and recomputed for every neighbour read."""
+    if not prefilter or order < 2:
+        return x, 0
+    npad = PREPAD if INTERPOLATION[mode].prepad else 0
+    return _filtered(x, cval, order=order, mode=mode), npad
+
+
+@partial(jax.jit, static_argnames=("npad", "order", "mode", "dtype",
                                    "out_dtype"))
+def _points_kernel(c: Array, coordinates: Array, cval: Any, *, npad: int,
+                   order: int, mode: str, dtype: np.dtype,
+                   out_dtype: np.dtype) -> Array:
+    coordinates = coordinates.astype(_coordinate_dtype())
+    points = [coordinates[axis] + npad for axis in range(c.ndim)]
+    return _round_to(_interpolate_points(c, points, order, mode, cval,
+                                         dtype), out_dtype)
+
+
 def _map_kernel(x: Array, coordinates: Array, cval: Any, *, order: int,
                 mode: str, prefilter: bool, out_dtype: np.dtype) -> Array:
-    c, npad = spline_coefficients(x, order, mode, cval, prefilter)
-    coordinates = coordinates.astype(_coordinate_dtype())
-    points = [coordinates[axis] + npad for axis in range(x.ndim)]
-    return _round_to(_interpolate_points(c, points, order, mode, cval,
-                                         compute_dtype(x.dtype)), out_dtype)
+    c, npad = _coefficients(x, cval, order, mode, prefilter)
+    return _points_kernel(c, coordinates, cval, npad=npad, order=order,
+                          mode=mode, dtype=compute_dtype(x.dtype),
+                          out_dtype=out_dtype)
 
 
 def _output_grid(shape: tuple[int, ...]) -> list[Array]:
@@ -354,13 +379,12 @@ def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
                        prefilter=prefilter, out_dtype=out_dtype)
 
 
-@partial(jax.jit, static_argnames=("out_shape", "order", "mode", "prefilter",
-                                   "grid_mode", "out_dtype"))
-def _zoom_shift_kernel(x: Array, zooms: Array | None, shifts: Array | None,
-                       cval: Any, *, out_shape: tuple[int, ...], order: int,
-                       mode: str, prefilter: bool, grid_mode: bool,
-                       out_dtype: np.dtype) -> Array:
-    c, npad = spline_coefficients(x, order, mode, cval, prefilter)
+@partial(jax.jit, static_argnames=("out_shape", "npad", "order", "mode",
+                                   "grid_mode", "dtype", "out_dtype"))
+def _grid_kernel(c: Array, zooms: Array | None, shifts: Array | None,
+                 cval: Any, *, out_shape: tuple[int, ...], npad: int,
+                 order: int, mode: str, grid_mode: bool, dtype: np.dtype,
+                 out_dtype: np.dtype) -> Array:
     points = []
     for axis, k in enumerate(_output_grid(out_shape)):
         if shifts is not None:
@@ -370,8 +394,18 @@ def _zoom_shift_kernel(x: Array, zooms: Array | None, shifts: Array | None,
             k = (k + 0.5) * zoom - 0.5 if grid_mode else k * zoom
         points.append(k + npad)
     return _round_to(_interpolate_separable(c, points, order, mode, cval,
-                                            compute_dtype(x.dtype)),
-                     out_dtype)
+                                            dtype), out_dtype)
+
+
+def _zoom_shift_kernel(x: Array, zooms: Array | None, shifts: Array | None,
+                       cval: Any, *, out_shape: tuple[int, ...], order: int,
+                       mode: str, prefilter: bool, grid_mode: bool,
+                       out_dtype: np.dtype) -> Array:
+    c, npad = _coefficients(x, cval, order, mode, prefilter)
+    return _grid_kernel(c, zooms, shifts, cval, out_shape=out_shape,
+                        npad=npad, order=order, mode=mode,
+                        grid_mode=grid_mode, dtype=compute_dtype(x.dtype),
+                        out_dtype=out_dtype)
 
 
 # --------------------------------------------------------------------------
