@@ -457,6 +457,16 @@ def _vectorized_kernel(x: Array, cval: Any, *, function: _Bound,
                              lambda v: function(v, axis=axis), jnp)
 
 
+def _call_once(function, value: Array, **kwargs) -> Array:
+    """``function(value)`` on JAX, or on the caller's array type if the
+    function only takes that."""
+    try:
+        return jnp.asarray(function(value, **kwargs))
+    except (TypeError, AttributeError, ValueError):
+        host = as_caller_array(_host_only(value, "vectorized_filter"))
+        return jnp.asarray(as_numpy(function(host, **kwargs)))
+
+
 def _vectorized_numpy(x: np.ndarray, cval: Any, function, size, mask,
                       origins, mode: str, n_batch: int, rows: int):
     if mode != "valid":
@@ -596,12 +606,12 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
         return input
     if input.ndim == 0 and size == ():
         if mask is None:
-            result = jnp.asarray(function(input, axis=()))
+            result = _call_once(function, input, axis=())
         else:
             # SciPy masks twice here: input[mask][..., mask].
             count = int(mask)
             value = jnp.broadcast_to(input, (count, count))
-            result = jnp.asarray(function(value, axis=-1))
+            result = _call_once(function, value, axis=-1)
     else:
         padded_shape = list(input.shape)
         if mode != "valid":
