@@ -263,8 +263,8 @@ def ndimage_function(*array_params: str,
         array parameter; see :mod:`jaxndimage._distributed` for ready rules
         (``footprint_depth``, ``window1d_depth``, ``gaussian_depth``, ...).
         Without it, ``_distributed.DEPTHS`` is looked up by the function's
-        name, and a function found in neither rejects dask arrays with a
-        TypeError.
+        name; a function found in neither computes a dask input whole, when
+        called, and returns a dask array of the result.
 
     Examples
     --------

@@ -244,7 +244,7 @@ def axis_whole_depth(arguments: Mapping[str, Any], ndim: int
 #: the kernels stay free of dask concerns.  A function defined elsewhere can
 #: pass its rule to its decorator instead
 #: (``@ndimage_function("input", depth=footprint_depth)``); a function with
-#: neither runs on dask arrays only after ``.compute()``.
+#: neither computes a dask input whole (interpolation).
 DEPTHS: dict[str, DepthRule] = {
     "correlate1d": window1d_depth,
     "convolve1d": convolve1d_depth,
@@ -374,10 +374,6 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
     bound = signature_bound
     arguments = bound.arguments
     public = getattr(func, "__name__", "function")
-    if rule is None:
-        raise TypeError(
-            f"{public} cannot run block by block on a dask array: it declares "
-            f"no halo depth. Pass {name}.compute() for a numpy result.")
     output = arguments.get("output")
     if not isinstance(output, type | str | np.dtype) and hasattr(output,
                                                                  "shape"):
@@ -389,6 +385,11 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
         if key != name and is_dask_array(value):
             arguments[key] = np.asarray(value.compute())
     x = arguments[name]
+    if rule is None:
+        # No bounded reach (interpolation, whose output has another shape):
+        # computed whole, now, as SciPy does, and handed back as dask.
+        arguments[name] = np.asarray(x.compute())
+        return da.from_array(np.asarray(func(*bound.args, **bound.kwargs)))
     ndim = x.ndim
 
     parameter_names = list(bound.signature.parameters)
