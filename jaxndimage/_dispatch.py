@@ -37,7 +37,8 @@ from jaxndimage._distributed import DepthRule
 from jaxndimage._support import OutputArray
 
 __all__ = ["as_caller_array", "as_numpy", "caller_namespace", "from_jax",
-           "is_jax_array", "ndimage_function", "nonempty", "to_jax"]
+           "host_array", "is_jax_array", "ndimage_function", "nonempty",
+           "to_jax"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -136,6 +137,16 @@ def _output_request(output: Any, namespace: Any = None) -> Any:
                 pass
         array = np.asarray(output)
         return OutputArray(array.dtype, array.shape)
+
+
+def host_array(input: jax.Array, name: str) -> np.ndarray:
+    """``input`` as numpy, for callables that only run on the host."""
+    if isinstance(input, jax.core.Tracer):
+        raise TypeError(
+            f"function: {name} cannot trace this callable with JAX, and a "
+            "non-traceable callable needs concrete input; call it outside "
+            "jit/vmap/grad or pass a JAX-traceable function")
+    return np.asarray(input)
 
 
 _CALLER_NAMESPACE: contextvars.ContextVar = contextvars.ContextVar(

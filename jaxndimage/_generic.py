@@ -31,6 +31,7 @@ from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import (
     as_caller_array,
     as_numpy,
+    host_array,
     ndimage_function,
     nonempty,
 )
@@ -45,6 +46,7 @@ from jaxndimage._rank import (
 )
 from jaxndimage._support import (
     check_axes,
+    is_low_level_callable,
     normalize_axis,
     normalize_sequence,
     output_dtype,
@@ -91,23 +93,6 @@ def _traceable(function, *shapes: jax.ShapeDtypeStruct):
         return jax.eval_shape(function, *shapes)
     except Exception:  # any failure means: run it the way SciPy does
         return None
-
-
-def _is_low_level(function) -> bool:
-    from scipy import LowLevelCallable
-
-    return (isinstance(function, LowLevelCallable)
-            or type(function).__name__ == "PyCapsule")
-
-
-def _host_only(input: Array, name: str) -> np.ndarray:
-    """``input`` as numpy, for callables that only run on the host."""
-    if isinstance(input, jax.core.Tracer):
-        raise TypeError(
-            f"function: {name} cannot trace this callable with JAX, and a "
-            "non-traceable callable needs concrete input; call it outside "
-            "jit/vmap/grad or pass a JAX-traceable function")
-    return np.asarray(input)
 
 
 def _scipy_mode(mode: str) -> int:
@@ -225,7 +210,7 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
 
     bound = _Bound(function, extra_arguments, extra_keywords)
     window = jax.ShapeDtypeStruct((int(footprint.sum()),), _real_float())
-    if not _is_low_level(function):
+    if not is_low_level_callable(function):
         result = _traceable(bound, window)
         if result is not None and math.prod(result.shape) == 1:
             return _generic_kernel(input, cval, function=bound,
@@ -233,7 +218,7 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
                                    origins=origins, mode=mode, out_dtype=out)
     from scipy.ndimage import _nd_image
 
-    values = _host_only(input, "generic_filter")
+    values = host_array(input, "generic_filter")
     result = np.zeros(values.shape, out)
     _nd_image.generic_filter(values, function, np.ascontiguousarray(footprint),
                              result, _scipy_mode(mode), cval, list(origins),
@@ -366,7 +351,7 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
     bound = _Bound(function, extra_arguments, extra_keywords)
     length = input.shape[axis]
     line = jax.ShapeDtypeStruct((length + filter_size - 1,), _real_float())
-    if not _is_low_level(function):
+    if not is_low_level_callable(function):
         result = _traceable(_line_function(bound, length), line)
         if result is not None:
             return _generic1d_kernel(input, cval, function=bound,
@@ -374,7 +359,7 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
                                      origin=int(origin), out_dtype=out)
     from scipy.ndimage import _nd_image
 
-    values = _host_only(input, "generic_filter1d")
+    values = host_array(input, "generic_filter1d")
     result = np.zeros(values.shape, out)
     _nd_image.generic_filter1d(values, function, filter_size, axis, result,
                                _scipy_mode(mode), cval, int(origin),
@@ -463,7 +448,7 @@ def _call_once(function, value: Array, **kwargs) -> Array:
     try:
         return jnp.asarray(function(value, **kwargs))
     except (TypeError, AttributeError, ValueError):
-        host = as_caller_array(_host_only(value, "vectorized_filter"))
+        host = as_caller_array(host_array(value, "vectorized_filter"))
         return jnp.asarray(as_numpy(function(host, **kwargs)))
 
 
@@ -632,7 +617,7 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
         if _traceable(kernel, input, cval) is not None:
             result = kernel(input, cval)
         else:
-            values = _host_only(input, "vectorized_filter")
+            values = host_array(input, "vectorized_filter")
             result = jnp.asarray(_vectorized_numpy(
                 values, np.asarray(cval), function, size, mask, origin,
                 mode, n_batch, rows))

@@ -32,12 +32,16 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._casting import cast_like_c, compute_dtype
-from jaxndimage._dispatch import ndimage_function
+from jaxndimage._dispatch import host_array, ndimage_function
 from jaxndimage._docstrings import docfiller
-from jaxndimage._modes import (INTERPOLATION, PREPAD, check_mode,
-                               fold_indices, map_coordinate)
+from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, fold_indices, map_coordinate
 from jaxndimage._splines import spline_coefficients
-from jaxndimage._support import OutputArray, normalize_sequence, output_dtype
+from jaxndimage._support import (
+    OutputArray,
+    is_low_level_callable,
+    normalize_sequence,
+    output_dtype,
+)
 
 __all__ = [
     "affine_transform",
@@ -173,7 +177,7 @@ def _window(start: Array, weights: list[Array], size: int, order: int,
     first = jnp.clip(start, 0, size - 1 - order)
     indices, kept, lost = _neighbours(start, weights, size, extension)
     window = [None] * (order + 1)
-    for j, (index, w) in enumerate(zip(indices, kept)):
+    for index, w in zip(indices, kept):
         position = index - first
         for p in range(order + 1):
             term = jnp.where(position == p, w, 0)
@@ -952,6 +956,14 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
     empty = _empty(output_shape, input, cval, out)
     if empty is not None:
         return empty
+    if is_low_level_callable(mapping):
+        # A C mapping can only be called from SciPy's own C loop.
+        from scipy.ndimage import _interpolation as scipy_interpolation
+
+        return jnp.asarray(scipy_interpolation.geometric_transform(
+            host_array(input, "geometric_transform"), mapping, output_shape,
+            out, order, mode, cval, prefilter, extra_arguments,
+            extra_keywords))
     coordinates = _vectorised_mapping(mapping, output_shape, input.ndim,
                                       extra_arguments, extra_keywords)
     if coordinates is None:

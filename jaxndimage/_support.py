@@ -21,6 +21,7 @@ __all__ = [
     "check_axes",
     "check_origin",
     "expand_to_ndim",
+    "is_low_level_callable",
     "normalize_axis",
     "normalize_sequence",
     "output_dtype",
@@ -92,6 +93,14 @@ def expand_to_ndim(values: Sequence, axes: Sequence[int], ndim: int,
     for value, ax in zip(values, axes):
         full[ax] = value
     return full
+
+
+def is_low_level_callable(function: Any) -> bool:
+    """True for ``scipy.LowLevelCallable`` and bare C-function capsules."""
+    from scipy import LowLevelCallable
+
+    return (isinstance(function, LowLevelCallable)
+            or type(function).__name__ == "PyCapsule")
 
 
 def as_int(value: Any, name: str) -> int:
