@@ -26,7 +26,7 @@ from compat_tests.scipy_plugin import UNEXERCISED, format_table
 REPO = Path(__file__).resolve().parents[1]
 SCIPY_TESTS = Path(scipy.ndimage.__file__).parent / "tests"
 WORKERS = 2  # pytest-xdist workers per subprocess
-TIMEOUT_S = 1200
+TIMEOUT_S = 3000
 
 # The public scipy.ndimage functions each SciPy test module calls.
 MODULE_FUNCTIONS = {
