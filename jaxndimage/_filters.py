@@ -723,14 +723,16 @@ def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
     array([1.42704095, 2.06782203, 3.        , 3.93217797, 4.57295905])
     """
     input = jnp.asarray(input)
-    out = output_dtype(output, input.dtype, shape=input.shape)
-    axis = normalize_axis(axis, input.ndim)
+    # In SciPy's order: the kernel, then the output, then the axis.
     if not isinstance(sigma, jax.core.Tracer):
         sigma = float(sigma)
+    radius = _gaussian_radius(sigma, truncate, radius)
     order = as_int(order, "order")
     if order < 0:
         raise ValueError("order must be non-negative")
-    radius = _gaussian_radius(sigma, truncate, radius)
+    out = output_dtype(output, input.dtype, shape=input.shape,
+                       complex_output=_is_complex(input))
+    axis = normalize_axis(axis, input.ndim)
     return _gaussian(input, [sigma], [order], [check_mode(mode)], [radius],
                      [axis], truncate, cval, out)
 
