@@ -356,7 +356,7 @@ def _output_grid(shape: tuple[int, ...]) -> list[Array]:
 @partial(jax.jit, static_argnames=("out_shape",))
 def _affine_coordinates(matrix: Array, offset: Array, *,
                         out_shape: tuple[int, ...]) -> Array:
-    """``matrix @ o + offset`` for every output point ``o``.
+    """``offset + matrix @ o`` for every output point ``o``.
 
     A jitted function of its own, so that the coordinates are computed
     once: inside one XLA program the multiply-adds may be recomputed in
@@ -368,17 +368,42 @@ def _affine_coordinates(matrix: Array, offset: Array, *,
     grid = jnp.meshgrid(*_output_grid(out_shape), indexing="ij")
     points = []
     for row in range(matrix.shape[0]):
-        coordinate = 0.0
+        coordinate = offset[row]  # SciPy starts from the offset
         for col, g in enumerate(grid):
             coordinate = coordinate + g * matrix[row, col]
-        points.append(coordinate + offset[row])
+        points.append(coordinate)
     return jnp.stack(points)
+
+
+def _affine_points(matrix: Array, offset: Array,
+                   out_shape: tuple[int, ...]) -> Array:
+    """The mapped coordinates, rounded exactly as SciPy's C rounds them.
+
+    A concrete matrix is applied on the host in float64, one product and
+    one sum at a time: XLA contracts multiply-adds into fused ones, which
+    round once where C rounds twice, and a coordinate on the edge of a
+    constant mode then falls on the other side of it.  A traced matrix
+    (``grad``) is applied in JAX.
+    """
+    if isinstance(matrix, jax.core.Tracer) or isinstance(offset,
+                                                         jax.core.Tracer):
+        return _affine_coordinates(matrix, offset, out_shape=out_shape)
+    matrix = np.asarray(matrix, np.float64)
+    offset = np.asarray(offset, np.float64)
+    grid = np.indices(out_shape, dtype=np.float64)
+    points = np.empty((matrix.shape[0],) + tuple(out_shape))
+    for row in range(matrix.shape[0]):
+        coordinate = np.full(out_shape, offset[row])
+        for col in range(matrix.shape[1]):
+            coordinate = coordinate + grid[col] * matrix[row, col]
+        points[row] = coordinate
+    return jnp.asarray(points, _coordinate_dtype())
 
 
 def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
                    out_shape: tuple[int, ...], order: int, mode: str,
                    prefilter: bool, out_dtype: np.dtype) -> Array:
-    coordinates = _affine_coordinates(matrix, offset, out_shape=out_shape)
+    coordinates = _affine_points(matrix, offset, out_shape)
     return _map_kernel(x, coordinates, cval, order=order, mode=mode,
                        prefilter=prefilter, out_dtype=out_dtype)
 
