@@ -379,25 +379,41 @@ def _affine_points(matrix: Array, offset: Array,
                    out_shape: tuple[int, ...]) -> Array:
     """The mapped coordinates, rounded exactly as SciPy's C rounds them.
 
-    A concrete matrix is applied on the host in float64, one product and
-    one sum at a time: XLA contracts multiply-adds into fused ones, which
-    round once where C rounds twice, and a coordinate on the edge of a
-    constant mode then falls on the other side of it.  A traced matrix
-    (``grad``) is applied in JAX.
+    SciPy sums ``offset + m[r, 0] * o0 + m[r, 1] * o1 + ...`` in that
+    order, rounding every product and sum.  Inside one XLA loop the
+    products may be contracted into fused multiply-adds, which round once,
+    and a coordinate on the edge of a constant mode (or on an order-0 tie)
+    then lands on the other side.  So for a concrete matrix the products,
+    which vary along one axis each, are formed on the host as 1-D vectors,
+    and the device only adds them.  A traced matrix (``grad``) is applied
+    in JAX.
     """
     if isinstance(matrix, jax.core.Tracer) or isinstance(offset,
                                                          jax.core.Tracer):
         return _affine_coordinates(matrix, offset, out_shape=out_shape)
     matrix = np.asarray(matrix, np.float64)
     offset = np.asarray(offset, np.float64)
-    grid = np.indices(out_shape, dtype=np.float64)
-    points = np.empty((matrix.shape[0],) + tuple(out_shape))
-    for row in range(matrix.shape[0]):
-        coordinate = np.full(out_shape, offset[row])
-        for col in range(matrix.shape[1]):
-            coordinate = coordinate + grid[col] * matrix[row, col]
-        points[row] = coordinate
-    return jnp.asarray(points, _coordinate_dtype())
+    dtype = _coordinate_dtype()
+    terms = tuple(tuple(jnp.asarray(np.arange(n) * matrix[row, col], dtype)
+                        for col, n in enumerate(out_shape))
+                  for row in range(matrix.shape[0]))
+    return _sum_terms(jnp.asarray(offset, dtype), terms, out_shape=out_shape)
+
+
+@partial(jax.jit, static_argnames=("out_shape",))
+def _sum_terms(offset: Array, terms: tuple[tuple[Array, ...], ...], *,
+               out_shape: tuple[int, ...]) -> Array:
+    """``offset[r] + terms[r][0] + terms[r][1] + ...``, each term broadcast
+    along its own axis."""
+    points = []
+    for row, row_terms in enumerate(terms):
+        coordinate = offset[row]
+        for axis, term in enumerate(row_terms):
+            shape = [1] * len(out_shape)
+            shape[axis] = out_shape[axis]
+            coordinate = coordinate + term.reshape(shape)
+        points.append(jnp.broadcast_to(coordinate, out_shape))
+    return jnp.stack(points)
 
 
 def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
