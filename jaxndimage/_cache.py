@@ -103,7 +103,8 @@ def _source_digest(module_name: str) -> str:
 
 def _device_key() -> str:
     device = jax.devices()[0]
-    return f"{device.platform}:{device.device_kind}"
+    return (f"{device.platform}:{device.device_kind}:{jax.device_count()}:"
+            f"{os.environ.get('XLA_FLAGS', '')}")
 
 
 def _concrete(leaves: list[Any]) -> bool:
@@ -187,7 +188,14 @@ def cached_jit(static_argnames: tuple[str, ...] = ()
                 else:
                     stats["loaded"] += 1
                 memory[key] = compiled
-            return compiled(*args)
+            try:
+                return compiled(*args)
+            except jax.errors.JaxRuntimeError:
+                # An entry that does not fit this process (another device
+                # layout): forget it and run the plain jitted function.
+                stats["errors"] += 1
+                memory.pop(key, None)
+                return jitted(*args, **kwargs)
 
         call.jitted = jitted  # type: ignore[attr-defined]
         call.lower = jitted.lower  # type: ignore[attr-defined]

@@ -822,8 +822,10 @@ _gaussian_first_derivative = _gaussian_derivative(1)
 
 
 def _sigma_per_axis(sigma: Any, axes: tuple[int, ...], ndim: int) -> list:
-    return expand_to_ndim(normalize_sequence(sigma, len(axes), "sigma"),
-                          axes, ndim, 0)
+    sigmas = normalize_sequence(sigma, len(axes), "sigma")
+    if len(axes) == ndim:  # SciPy keeps the given order when all axes are
+        return sigmas      # filtered, whatever the order of `axes`
+    return expand_to_ndim(sigmas, axes, ndim, 0)
 
 
 @docfiller
