@@ -40,15 +40,14 @@ from jaxndimage._modes import check_mode, pad_axis
 from jaxndimage._rank import (
     Pattern,
     check_footprint_origins,
-    expand_footprint,
     footprint_taps,
     pad_for_footprint,
+    window_footprint,
 )
 from jaxndimage._support import (
     check_axes,
     is_low_level_callable,
     normalize_axis,
-    normalize_sequence,
     output_dtype,
 )
 
@@ -194,14 +193,7 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
     input = jnp.asarray(input)
     _check_real(input)
     axes = check_axes(axes, input.ndim)
-    if footprint is None:
-        if size is None:
-            raise RuntimeError("no footprint or filter size provided")
-        footprint = np.ones(normalize_sequence(size, len(axes), "size"),
-                            dtype=bool)
-    else:
-        footprint = np.asarray(footprint, dtype=bool)
-    footprint = expand_footprint(footprint, axes, input.ndim)
+    footprint = window_footprint(size, footprint, axes, input.ndim)
     origins = check_footprint_origins(footprint, origin, axes, input.ndim)
     out = output_dtype(output, input.dtype, shape=input.shape)
     check_mode(mode)

@@ -75,20 +75,24 @@ def extend_indices(indices: np.ndarray, size: int, mode: str) -> np.ndarray:
     constant modes, positions outside the axis map to -1.
     """
     indices = np.asarray(indices, dtype=np.int64)
-    extension = FILTER_EXTENSION[check_mode(mode)]
+    return _fold(indices, size, FILTER_EXTENSION[check_mode(mode)], np)
+
+
+def _fold(indices: Any, size: int, extension: str, xp: Any) -> Any:
+    """The index map of ``extension``, in numpy or jax.numpy (``xp``)."""
     if extension == "nearest":
-        return np.clip(indices, 0, size - 1)
+        return xp.clip(indices, 0, size - 1)
     if extension == "wrap":
         return indices % size
     if extension == "reflect":
         folded = indices % (2 * size)
-        return np.where(folded < size, folded, 2 * size - 1 - folded)
+        return xp.where(folded < size, folded, 2 * size - 1 - folded)
     if extension == "mirror":
         if size == 1:
-            return np.zeros_like(indices)
+            return xp.zeros_like(indices)
         folded = indices % (2 * size - 2)
-        return np.where(folded < size, folded, 2 * size - 2 - folded)
-    return np.where((indices >= 0) & (indices < size), indices, -1)
+        return xp.where(folded < size, folded, 2 * size - 2 - folded)
+    return xp.where((indices >= 0) & (indices < size), indices, -1)
 
 
 def _edge(x: jnp.ndarray, axis: int, indices: np.ndarray,
@@ -231,16 +235,4 @@ def fold_indices(indices: jnp.ndarray, size: int, extension: str
     Interpolation reads the neighbours of a point through this map
     instead of padding a copy of the array.
     """
-    if extension == "nearest":
-        return jnp.clip(indices, 0, size - 1)
-    if extension == "wrap":
-        return indices % size
-    if extension == "reflect":
-        folded = indices % (2 * size)
-        return jnp.where(folded < size, folded, 2 * size - 1 - folded)
-    if extension == "mirror":
-        if size == 1:
-            return jnp.zeros_like(indices)
-        folded = indices % (2 * size - 2)
-        return jnp.where(folded < size, folded, 2 * size - 2 - folded)
-    return jnp.where((indices >= 0) & (indices < size), indices, -1)
+    return _fold(indices, size, extension, jnp)

@@ -305,6 +305,20 @@ def _warn_size_ignored(size: Any, footprint: Any) -> None:
                       stacklevel=4)
 
 
+def window_footprint(size: Any, footprint: Any, axes: Sequence[int],
+                     ndim: int) -> np.ndarray:
+    """The boolean window over all ``ndim`` axes, from ``footprint`` or
+    else ``size`` (one per entry of ``axes``), as SciPy builds it."""
+    if footprint is None:
+        if size is None:
+            raise RuntimeError("no footprint or filter size provided")
+        footprint = np.ones(normalize_sequence(size, len(axes), "size"),
+                            dtype=bool)
+    else:
+        footprint = np.asarray(footprint, dtype=bool)
+    return expand_footprint(footprint, axes, ndim)
+
+
 def expand_footprint(footprint: np.ndarray, axes: Sequence[int], ndim: int,
                      name: str = "footprint") -> np.ndarray:
     """Insert length-1 axes for the axes that are not filtered."""
@@ -630,14 +644,7 @@ def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
     input = jnp.asarray(input)
     _check_real(input)
     axes = check_axes(axes, input.ndim)
-    if footprint is None:
-        if size is None:
-            raise RuntimeError("no footprint or filter size provided")
-        footprint = np.ones(normalize_sequence(size, len(axes), "size"),
-                            dtype=bool)
-    else:
-        footprint = np.asarray(footprint, dtype=bool)
-    footprint = expand_footprint(footprint, axes, input.ndim)
+    footprint = window_footprint(size, footprint, axes, input.ndim)
     origins = check_footprint_origins(footprint, origin, axes, input.ndim)
     if _is_mode_sequence(mode):
         modes = expand_to_ndim(normalize_sequence(mode, len(axes), "mode"),
