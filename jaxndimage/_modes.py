@@ -225,14 +225,28 @@ def map_coordinate(x: jnp.ndarray, size: int, mode: str) -> jnp.ndarray:
     return jnp.where(low, below, jnp.where(high, above, x))
 
 
-def fold_indices(indices: jnp.ndarray, size: int, extension: str
-                 ) -> jnp.ndarray:
+def fold_indices(indices: jnp.ndarray, size: int, extension: str,
+                 reach: int | None = None) -> jnp.ndarray:
     """Traceable :func:`extend_indices` for interpolation: map integer
     positions along an axis of ``size`` into ``[0, size)`` by the
     :data:`FILTER_EXTENSION` mode ``extension``; -1 past the edges of
     'constant'.
 
     Interpolation reads the neighbours of a point through this map
-    instead of padding a copy of the array.
+    instead of padding a copy of the array.  When the positions are known
+    to lie at most ``reach`` samples past the edges, and that is less than
+    one period away, the map is one reflection or shift per edge, which
+    avoids an integer division per position.
     """
+    if reach is not None and reach <= size - 2:
+        low, high = indices < 0, indices > size - 1
+        if extension == "reflect":
+            return jnp.where(low, -1 - indices,
+                             jnp.where(high, 2 * size - 1 - indices, indices))
+        if extension == "mirror":
+            return jnp.where(low, -indices,
+                             jnp.where(high, 2 * size - 2 - indices, indices))
+        if extension == "wrap":
+            return jnp.where(low, indices + size,
+                             jnp.where(high, indices - size, indices))
     return _fold(indices, size, extension, jnp)
