@@ -24,7 +24,7 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -155,7 +155,8 @@ def _neighbours(start: Array, weights: list[Array], size: int,
     neighbours past the edges read index 0 with weight 0)."""
     indices, kept, lost = [], [], None
     for j, w in enumerate(weights):
-        index = fold_indices(start + j, size, extension)
+        # start + j lies at most order + 1 samples past the edges
+        index = fold_indices(start + j, size, extension, reach=len(weights))
         if extension == "constant":
             past = index < 0
             index = jnp.maximum(index, 0)
@@ -219,55 +220,54 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
     array per axis (all of one shape), computing in ``dtype``.
 
     Nothing is padded: neighbour indices are folded into the array by the
-    mode's coefficient extension.  For ``order >= 2``, along axes longer
-    than the spline (every extension but 'wrap'), the ``order + 1``
-    neighbours are read as one window, so a 2-D cubic needs one gather of
-    4x4 blocks per point instead of 16 point gathers (for order 1 the
-    point gathers measured faster).
+    mode's coefficient extension.  The coefficients are read from the
+    flattened array, one gather per combination of neighbours along the
+    leading axes; along the last axis, when it is longer than the spline
+    (every extension but 'wrap'), each gather reads the ``order + 1``
+    neighbours as one contiguous window.  On XLA's CPU backend such 1-D
+    window gathers measured 4-10x faster than point gathers with an index
+    per axis, and than gathers of ``(order + 1)**ndim`` blocks.
     """
     extension = INTERPOLATION[mode].coefficients
     shape = coordinates[0].shape
-    windows, points = [], []
-    starts, weights, lost, outside = [], [], [], None
+    last = c.ndim - 1
+    index_dtype = np.int32 if c.size < 2**31 else np.int64
+    offsets, weights, lost, outside = [], [], [], None
+    width = 1
     for axis, x in enumerate(coordinates):
         size = c.shape[axis]
         start, w, out = _axis_plan(x.reshape(-1), size, order, mode)
         w = [v.astype(dtype) for v in w]
-        if 1 < order < size and extension != "wrap":
-            start, w, x_lost = _window(start, w, size, order, extension)
-            windows.append(axis)
+        if axis == last and 1 < order < size and extension != "wrap":
+            first, w, x_lost = _window(start, w, size, order, extension)
+            indices, width = [first], order + 1
         else:
-            start, w, x_lost = _neighbours(start, w, size, extension)
-            points.append(axis)
-        starts.append(start)
+            indices, w, x_lost = _neighbours(start, w, size, extension)
+        stride = math.prod(c.shape[axis + 1:])
+        offsets.append([i.astype(index_dtype) * stride for i in indices])
         weights.append(w)
         lost.append(x_lost)
         if out is not None:
             outside = out if outside is None else outside | out
     numbers = lax.GatherDimensionNumbers(
-        offset_dims=tuple(range(1, len(windows) + 1)),
-        collapsed_slice_dims=tuple(points),
-        start_index_map=tuple(range(c.ndim)))
-    sizes = tuple(order + 1 if axis in windows else 1
-                  for axis in range(c.ndim))
+        offset_dims=(1,), collapsed_slice_dims=(), start_index_map=(0,))
+    flat = c.reshape(-1)
     total = None
-    for offsets in itertools.product(range(order + 1), repeat=len(points)):
-        index = list(starts)
-        for axis, o in zip(points, offsets):
-            index[axis] = starts[axis][o]
-        block = lax.gather(c, jnp.stack(index, axis=1), numbers, sizes,
-                           mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
-        block = block.astype(dtype)
-        if order > 0:
-            for k in reversed(range(len(windows))):
-                w = weights[windows[k]]
-                block = sum(block[..., p] * w[p].reshape((-1,) + (1,) * k)
-                            for p in range(order + 1))
-            for axis, o in zip(points, offsets):
-                block = block * weights[axis][o]
+    for choice in itertools.product(*(range(len(o)) for o in offsets)):
+        position = sum(o[k] for o, k in zip(offsets, choice))
+        window = lax.gather(flat, position[:, None], numbers, (width,),
+                            mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+        window = window.astype(dtype)
+        if order == 0:
+            value = window[:, 0]
+        elif width > 1:
+            value = sum(window[:, p] * weights[last][p] for p in range(width))
         else:
-            block = block.reshape(-1)
-        total = block if total is None else total + block
+            value = window[:, 0] * weights[last][choice[last]]
+        if order > 0:
+            for axis, k in reversed(list(enumerate(choice[:-1]))):
+                value = value * weights[axis][k]
+        total = value if total is None else total + value
     if order > 0:
         total = _with_cval(total, weights, lost, cval)
     elif any(x is not None for x in lost):
@@ -332,16 +332,21 @@ def _coefficients(x: Array, cval: Any, order: int, mode: str,
 
 @partial(jax.jit, static_argnames=("npad", "order", "mode", "dtype",
                                    "out_dtype"))
-def _points_kernel(c: Array, coordinates: Array, cval: Any, *, npad: int,
-                   order: int, mode: str, dtype: np.dtype,
+def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
+                   npad: int, order: int, mode: str, dtype: np.dtype,
                    out_dtype: np.dtype) -> Array:
-    coordinates = coordinates.astype(_coordinate_dtype())
-    points = [coordinates[axis] + npad for axis in range(c.ndim)]
+    if isinstance(coordinates, _GridSums):
+        points = coordinates.evaluate()
+    else:
+        coordinates = coordinates.astype(_coordinate_dtype())
+        points = [coordinates[axis] for axis in range(c.ndim)]
+    points = [p + npad for p in points]
     return _round_to(_interpolate_points(c, points, order, mode, cval,
                                          dtype), out_dtype)
 
 
-def _map_kernel(x: Array, coordinates: Array, cval: Any, *, order: int,
+def _map_kernel(x: Array, coordinates: Array | _GridSums, cval: Any, *,
+                order: int,
                 mode: str, prefilter: bool, out_dtype: np.dtype) -> Array:
     c, npad = _coefficients(x, cval, order, mode, prefilter)
     return _points_kernel(c, coordinates, cval, npad=npad, order=order,
@@ -375,8 +380,31 @@ def _affine_coordinates(matrix: Array, offset: Array, *,
     return jnp.stack(points)
 
 
+class _GridSums(NamedTuple):
+    """Coordinates on an output grid, as sums of terms that each vary along
+    one output axis: the coordinate along input axis ``r`` is
+    ``offset[r] + terms[r][0] + terms[r][1] + ...``, ``terms[r][k]`` a 1-D
+    array along output axis ``k``.  Evaluated inside the interpolation
+    kernel, so the coordinates of a whole grid are never stored."""
+
+    offset: Array
+    terms: tuple[tuple[Array, ...], ...]
+
+    def evaluate(self) -> list[Array]:
+        out_shape = tuple(term.shape[0] for term in self.terms[0])
+        points = []
+        for row, row_terms in enumerate(self.terms):
+            coordinate = self.offset[row]
+            for axis, term in enumerate(row_terms):
+                shape = [1] * len(out_shape)
+                shape[axis] = out_shape[axis]
+                coordinate = coordinate + term.reshape(shape)
+            points.append(jnp.broadcast_to(coordinate, out_shape))
+        return points
+
+
 def _affine_points(matrix: Array, offset: Array,
-                   out_shape: tuple[int, ...]) -> Array:
+                   out_shape: tuple[int, ...]) -> Array | _GridSums:
     """The mapped coordinates, rounded exactly as SciPy's C rounds them.
 
     SciPy sums ``offset + m[r, 0] * o0 + m[r, 1] * o1 + ...`` in that
@@ -385,8 +413,9 @@ def _affine_points(matrix: Array, offset: Array,
     and a coordinate on the edge of a constant mode (or on an order-0 tie)
     then lands on the other side.  So for a concrete matrix the products,
     which vary along one axis each, are formed on the host as 1-D vectors,
-    and the device only adds them.  A traced matrix (``grad``) is applied
-    in JAX.
+    and the device only adds them (additions alone round the same way
+    wherever XLA places them).  A traced matrix (``grad``) is applied in
+    JAX, by a program of its own.
     """
     if isinstance(matrix, jax.core.Tracer) or isinstance(offset,
                                                          jax.core.Tracer):
@@ -397,23 +426,7 @@ def _affine_points(matrix: Array, offset: Array,
     terms = tuple(tuple(jnp.asarray(np.arange(n) * matrix[row, col], dtype)
                         for col, n in enumerate(out_shape))
                   for row in range(matrix.shape[0]))
-    return _sum_terms(jnp.asarray(offset, dtype), terms, out_shape=out_shape)
-
-
-@partial(jax.jit, static_argnames=("out_shape",))
-def _sum_terms(offset: Array, terms: tuple[tuple[Array, ...], ...], *,
-               out_shape: tuple[int, ...]) -> Array:
-    """``offset[r] + terms[r][0] + terms[r][1] + ...``, each term broadcast
-    along its own axis."""
-    points = []
-    for row, row_terms in enumerate(terms):
-        coordinate = offset[row]
-        for axis, term in enumerate(row_terms):
-            shape = [1] * len(out_shape)
-            shape[axis] = out_shape[axis]
-            coordinate = coordinate + term.reshape(shape)
-        points.append(jnp.broadcast_to(coordinate, out_shape))
-    return jnp.stack(points)
+    return _GridSums(jnp.asarray(offset, dtype), terms)
 
 
 def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
@@ -887,14 +900,16 @@ def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
     empty = _empty(out_shape, input, cval, out)
     if empty is not None:
         return empty
-    planes = jnp.moveaxis(input, axes, (-2, -1))
-    batch = planes.shape[:-2]
-    planes = planes.reshape((-1,) + planes.shape[-2:])
     kernel = partial(_affine_kernel, out_shape=tuple(int(n) for n in out_plane),
                      order=order, mode=mode, prefilter=bool(prefilter),
                      out_dtype=out)
+    if ndim == 2:
+        return kernel(input, matrix, offset, cval)
+    planes = jnp.moveaxis(input, axes, (-2, -1))
+    batch = planes.shape[:-2]
+    planes = planes.reshape((-1,) + planes.shape[-2:])
     result = jax.vmap(kernel, in_axes=(0, None, None, None))(
-        planes, jnp.asarray(matrix), jnp.asarray(offset), cval)
+        planes, matrix, offset, cval)
     result = result.reshape(batch + result.shape[-2:])
     return jnp.moveaxis(result, (-2, -1), axes)
 
