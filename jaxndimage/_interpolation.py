@@ -9,8 +9,9 @@ neighbours past the edges with :func:`_modes.fold_indices`, as the shared
 mode table :data:`_modes.INTERPOLATION` says.  Nothing is padded, so memory
 stays at the size of the input (plus the coefficients when prefiltering).
 An output point of a spline of order ``n`` is a weighted sum of
-``(n + 1)**ndim`` coefficients, read as one block per point where the axes
-allow it.  ``shift``, ``zoom`` and diagonal ``affine_transform`` map each
+``(n + 1)**ndim`` coefficients, read from the flattened array as
+``(n + 1)**(ndim - 1)`` contiguous windows along the last axis where it
+allows it.  ``shift``, ``zoom`` and diagonal ``affine_transform`` map each
 axis on its own, so they interpolate one axis after the other instead.
 
 Integer outputs are rounded half away from zero and clipped to the dtype's
