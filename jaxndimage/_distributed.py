@@ -367,20 +367,35 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
     ``signature_bound`` is the call's :class:`inspect.BoundArguments`
     (defaults applied); ``func`` is the public function, which filters each
     numpy block.  Other dask array arguments (weights, footprints) are
-    computed first: they are small.
+    computed first: they are small.  A dask ``output`` array receives the
+    result by dask's lazy assignment and is returned, as SciPy returns an
+    ``output`` array.
     """
-    import dask.array as da
-
-    bound = signature_bound
-    arguments = bound.arguments
-    public = getattr(func, "__name__", "function")
+    arguments = signature_bound.arguments
     output = arguments.get("output")
+    if is_dask_array(output):
+        # Assigned lazily, as dask's own ``output[...] = result`` does.
+        arguments["output"] = output.dtype
+        result = _map_dask(func, signature_bound, name, rule)
+        if tuple(output.shape) != tuple(result.shape):
+            raise RuntimeError("output shape not correct")
+        output[...] = result
+        return output
     if not isinstance(output, type | str | np.dtype) and hasattr(output,
                                                                  "shape"):
         raise TypeError(
-            "output: with a dask input the result is a new lazy dask array, "
-            "so an output array cannot be written in place; pass a dtype "
-            "instead (output=np.float32)")
+            "output: with a dask input the result is a lazy dask array, so "
+            "only a dask output array can receive it; pass a dask array or "
+            "a dtype (output=np.float32)")
+    return _map_dask(func, signature_bound, name, rule)
+
+
+def _map_dask(func: Callable, bound: Any, name: str,
+              rule: DepthRule | None) -> Any:
+    import dask.array as da
+
+    arguments = bound.arguments
+    public = getattr(func, "__name__", "function")
     for key, value in arguments.items():
         if key != name and is_dask_array(value):
             arguments[key] = np.asarray(value.compute())
@@ -401,6 +416,19 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
     probe = np.zeros((0,) + tuple(x.shape[1:]) if ndim else (), x.dtype)
     sample = _filter_block(func, bound.args, bound.kwargs, position, (),
                            probe)
+    if rule is whole_depth and x.size:
+        # The result type of a user's callable may depend on the values,
+        # and SciPy returns an empty input unchanged: learn it from a small
+        # sample instead, as large as the window, so a 'valid' one fits.
+        window = {**arguments, "origin": arguments.get("origin") or 0}
+        reach = (footprint_depth(window, ndim) if "footprint" in arguments
+                 else [0] * ndim)
+        probe = np.zeros([min(n, 2 * r + 1) for n, r in zip(x.shape, reach)],
+                         x.dtype)
+        sample = _filter_block(func, bound.args, bound.kwargs, position, (),
+                               probe)
+    # A 'valid' window shortens every axis by a fixed amount.
+    shortened = [p - s for p, s in zip(probe.shape, sample.shape)]
     if not isinstance(sample, np.ndarray) or sample.ndim != ndim:
         raise TypeError(f"{public} cannot run block by block on a dask "
                         f"array: its result is not an array of the input's "
@@ -436,6 +464,10 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
     x = x.rechunk(tuple(chunks))
     block_func = functools.partial(_filter_block, func, bound.args,
                                    bound.kwargs, position, tuple(edges))
+    if any(shortened):
+        chunks = tuple((n - k,) for n, k in zip(x.shape, shortened))
+        return x.map_blocks(block_func, dtype=sample.dtype, meta=meta,
+                            chunks=chunks)
     if not any(depth.values()):
         return x.map_blocks(block_func, dtype=sample.dtype, meta=meta)
     return da.map_overlap(block_func, x, depth=depth, boundary=boundary,

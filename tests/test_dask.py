@@ -9,7 +9,6 @@ import pytest
 import scipy.ndimage as sp
 
 import jaxndimage as jn
-from jaxndimage._dispatch import ndimage_function
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
@@ -143,12 +142,37 @@ def test_dask_weights_are_computed(client, image):
                      jn.correlate(image, weights))])
 
 
-def test_output_array_is_a_clear_error(image):
+def test_dask_output_array_receives_the_result_lazily(client, image):
     x = da.from_array(image, chunks=(10, 12))
-    for output in (da.zeros_like(x), np.zeros_like(image)):
-        with pytest.raises(TypeError, match="output.*dask"):
-            jn.gaussian_filter(x, 1.0, output=output)
+    output = da.zeros(image.shape, dtype=np.float32, chunks=(10, 12))
+    result = jn.gaussian_filter(x, 1.0, output=output)
+    assert result is output and output.dtype == np.float32
+    _check(client, [(output, jn.gaussian_filter(image, 1.0,
+                                                output=np.float32))])
+    with pytest.raises(RuntimeError, match="output shape"):
+        jn.gaussian_filter(x, 1.0, output=da.zeros((3, 4)))
+
+
+def test_numpy_output_array_with_a_dask_input_is_a_clear_error(image):
+    x = da.from_array(image, chunks=(10, 12))
+    with pytest.raises(TypeError, match="output.*dask"):
+        jn.gaussian_filter(x, 1.0, output=np.zeros_like(image))
     assert jn.gaussian_filter(x, 1.0, output=np.float32).dtype == np.float32
+
+
+def test_vectorized_filter_learns_a_value_dependent_dtype(client):
+    data = np.arange(40, dtype=np.int8)
+    x = da.from_array(data, chunks=10)
+    lazy = jn.vectorized_filter(x, np.sum, size=3)
+    assert lazy.dtype == sp.vectorized_filter(data, np.sum, size=3).dtype
+    valid = jn.vectorized_filter(x.astype(np.float64), np.mean, size=5,
+                                 mode="valid")
+    _check(client, [
+        (lazy, sp.vectorized_filter(data, np.sum, size=3)),
+        (valid, sp.vectorized_filter(data.astype(np.float64), np.mean,
+                                     size=5, mode="valid"))])
+    with pytest.raises(ValueError, match="batch_memory"):
+        jn.vectorized_filter(x, np.sum, size=3, batch_memory=1)
 
 
 def test_bad_arguments_raise_at_call_time_as_for_numpy(image):
