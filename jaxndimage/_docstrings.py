@@ -61,6 +61,33 @@ origin : int or sequence of int, optional
 axes : tuple of int or None, optional
     Axes to filter along; None (default) means all. Per-axis sequences given
     for other parameters then have one entry per axis in `axes`.""",
+    "size_1d": """\
+size : int
+    Length of the window.""",
+    "size_footprint": """\
+size : int or sequence of int, optional
+    Shape of a rectangular window (one size per filtered axis, or one for
+    all). Ignored, with a warning, when `footprint` is given.
+footprint : array_like of bool, optional
+    The window as a boolean mask over its bounding box; only the True
+    samples take part. Either `size` or `footprint` must be given.""",
+    "interpolation": """\
+order : int, optional
+    Order of the spline, 0 to 5. Default is 3.
+mode : str, optional
+    How `input` is extended past its edges: 'constant' (default),
+    'grid-constant', 'nearest', 'reflect', 'grid-mirror', 'mirror',
+    'wrap' or 'grid-wrap', with SciPy's meaning. 'constant' gives `cval`
+    outside ``[0, n - 1]`` and interpolates inside it; 'grid-constant'
+    interpolates everywhere with `cval` past the edges. 'wrap' is
+    SciPy's legacy periodic extension of period ``n - 1``; 'grid-wrap'
+    has period ``n``.
+cval : scalar, optional
+    Value past the edges for the constant modes. Default is 0.0.
+prefilter : bool, optional
+    Whether to compute the spline coefficients of `input` first
+    (`spline_filter`, with the boundary condition of `mode`). Default
+    is True. Without it an ``order > 1`` spline smooths `input`.""",
     "extra_arguments": """\
 extra_arguments : sequence, optional
     Extra positional arguments passed to the callable.""",

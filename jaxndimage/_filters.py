@@ -1228,8 +1228,7 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1,
     Parameters
     ----------
     %(input)s
-    size : int
-        Length of the window.
+    %(size_1d)s
     %(axis)s
     %(output)s
     %(mode)s

@@ -56,32 +56,6 @@ __all__ = [
 Array = jax.Array
 ArrayLike = Any
 
-_PARAMETERS = """\
-    order : int, optional
-        Order of the spline, 0 to 5. Default is 3.
-    mode : str, optional
-        How `input` is extended past its edges: 'constant' (default),
-        'grid-constant', 'nearest', 'reflect', 'grid-mirror', 'mirror',
-        'wrap' or 'grid-wrap', with SciPy's meaning. 'constant' gives `cval`
-        outside ``[0, n - 1]`` and interpolates inside it; 'grid-constant'
-        interpolates everywhere with `cval` past the edges. 'wrap' is
-        SciPy's legacy periodic extension of period ``n - 1``; 'grid-wrap'
-        has period ``n``.
-    cval : scalar, optional
-        Value past the edges for the constant modes. Default is 0.0.
-    prefilter : bool, optional
-        Whether to compute the spline coefficients of `input` first
-        (`spline_filter`, with the boundary condition of `mode`). Default
-        is True. Without it an ``order > 1`` spline smooths `input`."""
-
-
-def _interpolation_doc(func: Callable) -> Callable:
-    """Put the shared order/mode/cval/prefilter descriptions into the
-    docstring (before :func:`docfiller` fills the others)."""
-    func.__doc__ = func.__doc__.replace("    %(interpolation)s", _PARAMETERS)
-    return func
-
-
 # --------------------------------------------------------------------------
 # Kernels (pure JAX; everything here may be traced)
 # --------------------------------------------------------------------------
@@ -521,7 +495,6 @@ def _empty(out_shape: Sequence[int], input: Array, cval: Any,
 
 @docfiller
 @ndimage_function("input", "coordinates")
-@_interpolation_doc
 def map_coordinates(input: ArrayLike, coordinates: ArrayLike,
                     output: Any = None, order: int = 3,
                     mode: str = "constant", cval: Any = 0.0,
@@ -621,7 +594,6 @@ def _offset_vector(offset: Any, ndim: int) -> Array:
 
 @docfiller
 @ndimage_function("input", "matrix")
-@_interpolation_doc
 def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
                      output_shape: Sequence[int] | None = None,
                      output: Any = None, order: int = 3,
@@ -698,7 +670,6 @@ def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
 
 @docfiller
 @ndimage_function("input")
-@_interpolation_doc
 def shift(input: ArrayLike, shift: Any, output: Any = None, order: int = 3,
           mode: str = "constant", cval: Any = 0.0,
           prefilter: bool = True) -> Array:
@@ -748,7 +719,6 @@ def shift(input: ArrayLike, shift: Any, output: Any = None, order: int = 3,
 
 @docfiller
 @ndimage_function("input")
-@_interpolation_doc
 def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
          mode: str = "constant", cval: Any = 0.0, prefilter: bool = True, *,
          grid_mode: bool = False) -> Array:
@@ -827,7 +797,6 @@ def _rotation(angle: float) -> np.ndarray:
 
 @docfiller
 @ndimage_function("input")
-@_interpolation_doc
 def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
            reshape: bool = True, output: Any = None, order: int = 3,
            mode: str = "constant", cval: Any = 0.0,
@@ -949,7 +918,6 @@ def _pointwise_mapping(mapping: Callable, out_shape: tuple[int, ...],
 
 @docfiller
 @ndimage_function("input")
-@_interpolation_doc
 def geometric_transform(input: ArrayLike, mapping: Callable,
                         output_shape: Sequence[int] | None = None,
                         output: Any = None, order: int = 3,

@@ -451,21 +451,6 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
                               mode=mode, minimum=minimum, out_dtype=out)
 
 
-_SIZE_FOOT = """\
-size : int or sequence of int, optional
-    Shape of a rectangular window (one size per filtered axis, or one for
-    all). Ignored, with a warning, when `footprint` is given.
-footprint : array_like of bool, optional
-    The window as a boolean mask over its bounding box; only the True
-    samples take part. Either `size` or `footprint` must be given."""
-
-
-def _fill_size_foot(func):
-    func.__doc__ = func.__doc__.replace("%(size_foot)s", _SIZE_FOOT.replace(
-        "\n", "\n    "))
-    return func
-
-
 @docfiller
 @ndimage_function("input")
 def minimum_filter1d(input: ArrayLike, size: int, axis: int = -1,
@@ -476,8 +461,7 @@ def minimum_filter1d(input: ArrayLike, size: int, axis: int = -1,
     Parameters
     ----------
     %(input)s
-    size : int
-        Length of the window.
+    %(size_1d)s
     %(axis)s
     %(output)s
     %(mode)s
@@ -513,8 +497,7 @@ def maximum_filter1d(input: ArrayLike, size: int, axis: int = -1,
     Parameters
     ----------
     %(input)s
-    size : int
-        Length of the window.
+    %(size_1d)s
     %(axis)s
     %(output)s
     %(mode)s
@@ -541,7 +524,6 @@ def maximum_filter1d(input: ArrayLike, size: int, axis: int = -1,
 
 
 @docfiller
-@_fill_size_foot
 @ndimage_function("input", "footprint")
 def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                    output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
@@ -551,7 +533,7 @@ def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
     Parameters
     ----------
     %(input)s
-    %(size_foot)s
+    %(size_footprint)s
     %(output)s
     %(mode_multiple)s
         A sequence of modes needs a rectangular window.
@@ -589,7 +571,6 @@ def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
 
 
 @docfiller
-@_fill_size_foot
 @ndimage_function("input", "footprint")
 def maximum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                    output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
@@ -599,7 +580,7 @@ def maximum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
     Parameters
     ----------
     %(input)s
-    %(size_foot)s
+    %(size_footprint)s
     %(output)s
     %(mode_multiple)s
         A sequence of modes needs a rectangular window.
@@ -691,7 +672,6 @@ def _float16_reaches_c(input) -> bool:
 
 
 @docfiller
-@_fill_size_foot
 @ndimage_function("input", "footprint",
                   reject_float16=_float16_reaches_c)
 def rank_filter(input: ArrayLike, rank: int, size: Any = None,
@@ -706,7 +686,7 @@ def rank_filter(input: ArrayLike, rank: int, size: Any = None,
     %(input)s
     rank : int
         Rank of the value to keep: 0 is the minimum, -1 the maximum.
-    %(size_foot)s
+    %(size_footprint)s
     %(output)s
     %(mode_multiple)s
         A sequence of modes is only accepted when the rank makes this a
@@ -738,7 +718,6 @@ def rank_filter(input: ArrayLike, rank: int, size: Any = None,
 
 
 @docfiller
-@_fill_size_foot
 @ndimage_function("input", "footprint",
                   reject_float16=_float16_reaches_c)
 def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
@@ -752,7 +731,7 @@ def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
     Parameters
     ----------
     %(input)s
-    %(size_foot)s
+    %(size_footprint)s
     %(output)s
     %(mode_multiple)s
         A sequence of modes is only accepted for a window of one sample.
@@ -786,7 +765,6 @@ def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
 
 
 @docfiller
-@_fill_size_foot
 @ndimage_function("input", "footprint",
                   reject_float16=_float16_reaches_c)
 def percentile_filter(input: ArrayLike, percentile: float, size: Any = None,
@@ -804,7 +782,7 @@ def percentile_filter(input: ArrayLike, percentile: float, size: Any = None,
     percentile : scalar
         Between -100 and 100; negative values count from 100 down
         (``-20`` is ``80``).
-    %(size_foot)s
+    %(size_footprint)s
     %(output)s
     %(mode_multiple)s
         A sequence of modes is only accepted when the percentile makes this
