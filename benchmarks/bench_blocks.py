@@ -124,7 +124,9 @@ def main():
             "numpy": np.__version__,
             "sklearn": __import__("sklearn").__version__,
         },
-        "method": "jitted, warm, median of repeats, block_until_ready; ratio > 1 means ours is faster",
+        "method": (
+            "jitted, warm, median of repeats, block_until_ready; ratio > 1 means ours is faster"
+        ),
         "rows": rows,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -164,11 +164,16 @@ def main() -> None:
         "setup": {
             "x_shape": list(SHAPE),
             "dtype": "float32",
-            "net": f"conv3x3(3->{HIDDEN})-tanh-conv3x3({HIDDEN}->{HIDDEN})-tanh-conv3x3({HIDDEN}->3)",
+            "net": (
+                f"conv3x3(3->{HIDDEN})-tanh-conv3x3({HIDDEN}->{HIDDEN})"
+                f"-tanh-conv3x3({HIDDEN}->3)"
+            ),
             "D_per_sample": d,
             "default_chunk_size": max(1, 2**22 // x.size),
             "exact_trace_mean": float(jnp.mean(exact_out)),
-            "memory_measure": "XLA compiled memory_analysis: argument + output + temp - alias bytes",
+            "memory_measure": (
+                "XLA compiled memory_analysis: argument + output + temp - alias bytes"
+            ),
             "time_measure": f"min of {args.repeat} runs of the compiled call, compile excluded",
             "jax": jax.__version__,
             "backend": jax.default_backend(),

@@ -9,6 +9,7 @@ ours.  Results go to ``benchmarks/results/interpolation.json``.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -52,8 +53,8 @@ def _time(call) -> float:
 def main() -> None:
     rows = []
     for name, case in _cases().items():
-        ours = lambda: case(jaxndimage)  # noqa: E731
-        theirs = lambda: case(ndi)  # noqa: E731
+        ours = functools.partial(case, jaxndimage)
+        theirs = functools.partial(case, ndi)
         expected, got = theirs(), ours()
         error = float(np.max(np.abs(got.astype(np.float64) - expected)))
         scipy_times, jax_times = [], []

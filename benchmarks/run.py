@@ -35,20 +35,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+import jax
+import jax.numpy as jnp
 import numpy as np
+import scipy
+import scipy.ndimage as ndi
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import jax
-import jax.numpy as jnp
-import scipy
-import scipy.ndimage as ndi
-
-import jaxndimage as jn
-from jaxndimage import _cache
-from jaxndimage.__main__ import SHOWCASE
-from jaxndimage._timing import (
+# These imports must follow the sys.path tweak above, so that running
+# ``python benchmarks/run.py`` finds this checkout's jaxndimage.
+import jaxndimage as jn  # noqa: E402
+from jaxndimage import _cache  # noqa: E402
+from jaxndimage.__main__ import SHOWCASE  # noqa: E402
+from jaxndimage._timing import (  # noqa: E402
     bandwidth_bound_time,
     compare,
     conversion_time,

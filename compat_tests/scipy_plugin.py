@@ -4,7 +4,8 @@ Run one SciPy test module with jaxndimage swapped in, from the repository
 root (add ``SCIPY_ARRAY_API=1`` in front to also run on jax.numpy,
 array_api_strict and dask.array; add ``-n 2`` for pytest-xdist)::
 
-    python -m pytest -p compat_tests.scipy_plugin -p no:cacheprovider -q --pyargs scipy.ndimage.tests.test_filters
+    python -m pytest -p compat_tests.scipy_plugin -p no:cacheprovider -q \\
+        --pyargs scipy.ndimage.tests.test_filters
 
 ``python -m pytest compat_tests/test_scipy_suite.py`` runs every relevant
 module in both modes.
@@ -226,7 +227,11 @@ class _Recorder:
     def pytest_runtest_logreport(self, report):
         test = self.tests.setdefault(
             report.nodeid,
-            {"name": getattr(report, "jaxndimage_name", report.nodeid), "calls": set(), "outcome": None},
+            {
+                "name": getattr(report, "jaxndimage_name", report.nodeid),
+                "calls": set(),
+                "outcome": None,
+            },
         )
         test["calls"].update(getattr(report, "jaxndimage_calls", ()))
         if report.failed:

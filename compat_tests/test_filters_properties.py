@@ -424,7 +424,8 @@ def test_laplace(data):
 
 FLOAT16_CALLS = {
     "correlate1d": lambda a, d: ([1.0, 2.0],
-                                 dict(axis=d.draw(_axis(a.ndim)), origin=d.draw(st.integers(-2, 1)))),
+                                 dict(axis=d.draw(_axis(a.ndim)),
+                                      origin=d.draw(st.integers(-2, 1)))),
     "correlate": lambda a, d: (np.ones((2,) * a.ndim),
                                dict(origin=d.draw(st.integers(-2, 1)), axes=d.draw(_axes(a.ndim)))),
     "gaussian_filter": lambda a, d: (1.0, dict(axes=d.draw(_axes(a.ndim)),

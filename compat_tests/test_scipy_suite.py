@@ -20,7 +20,6 @@ import pytest
 import scipy.ndimage
 
 import jaxndimage
-
 from compat_tests.scipy_plugin import UNEXERCISED, format_table
 
 REPO = Path(__file__).resolve().parents[1]

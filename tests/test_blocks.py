@@ -588,5 +588,6 @@ def test_public_names():
     import jaxndimage
 
     for name in SIX:
-        assert getattr(jaxndimage, name) is getattr(importlib.import_module("jaxndimage._blocks"), name)
+        blocks = importlib.import_module("jaxndimage._blocks")
+        assert getattr(jaxndimage, name) is getattr(blocks, name)
         assert name in jaxndimage.__all__

@@ -28,7 +28,10 @@ def net(x, w=W_CONV):
 
 def dense_jacobians(f, x):
     """Per-sample [k, D, D] Jacobians by jacfwd, one sample at a time."""
-    single = lambda xi: f(xi[None])[0]
+
+    def single(xi):
+        return f(xi[None])[0]
+
     return jax.vmap(jax.jacfwd(single))(x).reshape(x.shape[0], x[0].size, x[0].size)
 
 
@@ -115,7 +118,10 @@ def test_sum_of_gradients_is_not_the_trace(exact32):
 def test_batch_axis_not_first(exact32, batch_axis):
     x, ref = exact32
     xt = jnp.moveaxis(x, 0, 1)  # [W, k, H, C]
-    ft = lambda xt: jnp.moveaxis(net(jnp.moveaxis(xt, 1, 0)), 0, 1)
+
+    def ft(xt):
+        return jnp.moveaxis(net(jnp.moveaxis(xt, 1, 0)), 0, 1)
+
     y, div = value_and_divergence(ft, xt, batch_axis=batch_axis, chunk_size=6)
     assert y.shape == xt.shape and div.shape == (3,)
     np.testing.assert_allclose(div, ref, rtol=1e-5, atol=1e-5)
@@ -123,7 +129,10 @@ def test_batch_axis_not_first(exact32, batch_axis):
 
 def test_batch_axis_none_is_one_sample(exact32):
     x, ref = exact32
-    single = lambda xi: net(xi[None])[0]
+
+    def single(xi):
+        return net(xi[None])[0]
+
     y, div = value_and_divergence(single, x[2], batch_axis=None, chunk_size=9)
     assert y.shape == x[2].shape and div.shape == ()
     np.testing.assert_allclose(div, ref[2], rtol=1e-5, atol=1e-5)
@@ -163,7 +172,10 @@ def test_empty_batch():
 
 def estimates(method, x, num_probes, n_keys, seed=0):
     keys = jax.random.split(jax.random.key(seed), n_keys)
-    run = lambda key: divergence(net, x, method=method, key=key, num_probes=num_probes)
+
+    def run(key):
+        return divergence(net, x, method=method, key=key, num_probes=num_probes)
+
     return np.asarray(jax.jit(jax.vmap(run))(keys))
 
 
@@ -191,7 +203,10 @@ def test_hutchpp_exact_for_low_rank_jacobian():
     """With a rank-2 Jacobian, a sketch of 2 vectors spans its range: no residual."""
     rng = np.random.default_rng(4)
     u, v = rng.normal(size=(2, D, 2)).astype(np.float32)
-    f = lambda x: ((x.reshape(3, D) @ v) @ u.T).reshape(x.shape)
+
+    def f(x):
+        return ((x.reshape(3, D) @ v) @ u.T).reshape(x.shape)
+
     x = sample_x()
     div = divergence(f, x, method="hutch++", key=jax.random.key(5), num_probes=6)
     np.testing.assert_allclose(div, np.full(3, np.trace(v @ u.T)), rtol=1e-4)
@@ -202,14 +217,19 @@ def test_hutchpp_beats_hutchinson_on_decaying_spectrum():
     rng = np.random.default_rng(6)
     q, _ = np.linalg.qr(rng.normal(size=(d, d)))
     a = jnp.asarray((q * 0.7 ** np.arange(d)) @ q.T, jnp.float32)
-    f = lambda x: x @ a  # x: [k, d]
+
+    def f(x):  # x: [k, d]
+        return x @ a
+
     x = jnp.ones((4, d), jnp.float32)
     exact = divergence(f, x)
     np.testing.assert_allclose(exact, np.full(4, np.trace(a)), rtol=1e-5)
     keys = jax.random.split(jax.random.key(7), n_keys)
 
     def rms_error(method):
-        run = lambda key: divergence(f, x, method=method, key=key, num_probes=matvecs)
+        def run(key):
+            return divergence(f, x, method=method, key=key, num_probes=matvecs)
+
         return np.sqrt(np.mean((jax.jit(jax.vmap(run))(keys) - exact) ** 2))
 
     hutch, hutchpp = rms_error("hutchinson"), rms_error("hutch++")
