@@ -58,34 +58,71 @@ def _lengths(shape: tuple[int, ...], n: int, axis: int) -> list[int]:
 
 
 def _along(table: Array, axis: int, ndim: int) -> Array:
+    """The 1-D ``table`` as an array that broadcasts along ``axis``.
+
+    The table is materialised first: fused into the product over the whole
+    array, its transcendental functions would be evaluated for every
+    element instead of once per entry, as SciPy's C code evaluates them.
+    """
     shape = [1] * ndim
     shape[axis] = table.shape[0]
-    return table.reshape(shape)
+    return jax.lax.optimization_barrier(table).reshape(shape)
+
+
+#: Cephes' rational approximations of J1 (j1.c), which SciPy's
+#: ni_fourier.c evaluates: below 5 ``x (z - Z1)(z - Z2) RP(z) / RQ(z)`` with
+#: ``z = x**2``; above, Hankel's form with ``P(25/x**2)``, ``Q(25/x**2)``.
+_J1_RP = (-8.99971225705559398224e8, 4.52228297998194034323e11,
+          -7.27494245221818276015e13, 3.68295732863852883286e15)
+_J1_RQ = (6.20836478118054335476e2, 2.56987256757748830383e5,
+          8.35146791431949253037e7, 2.21511595479792499675e10,
+          4.74914122079991414898e12, 7.84369607876235854894e14,
+          8.95222336184627338078e16, 5.32278620332680085395e18)
+_J1_PP = (7.62125616208173112003e-4, 7.31397056940917570436e-2,
+          1.12719608129684925192e0, 5.11207951146807644818e0,
+          8.42404590141772420927e0, 5.21451598682361504063e0,
+          1.00000000000000000254e0)
+_J1_PQ = (5.71323128072548699714e-4, 6.88455908754495404082e-2,
+          1.10514232634061696926e0, 5.07386386128601488557e0,
+          8.39985554327604159757e0, 5.20982848682361821619e0,
+          9.99999999999999997461e-1)
+_J1_QP = (5.10862594750176621635e-2, 4.98213872951233449420e0,
+          7.58238284132545283818e1, 3.66779609360150777800e2,
+          7.10856304998926107277e2, 5.97489612400613639965e2,
+          2.11688757100572135698e2, 2.52070205858023719784e1)
+_J1_QQ = (7.42373277035675149943e1, 1.05644886038262816351e3,
+          4.98641058337653607651e3, 9.56231892404756170795e3,
+          7.99704160447350683650e3, 2.82619278517639096600e3,
+          3.36093607810698293419e2)
+_J1_Z1, _J1_Z2 = 1.46819706421238932572e1, 4.92184563216946036703e1
+
+
+def _polynomial(z: Array, coefficients: tuple[float, ...],
+                monic: bool = False) -> Array:
+    """Horner's rule, highest power first; ``monic`` prepends a leading 1
+    (Cephes' ``polevl`` and ``p1evl``)."""
+    value = z + coefficients[0] if monic else jnp.full_like(
+        z, coefficients[0])
+    for c in coefficients[1:]:
+        value = value * z + c
+    return value
 
 
 def _bessel_j1(x: Array) -> Array:
-    """Bessel function J1 for ``x >= 0``, to double precision.
-
-    Below 25: the trapezoidal rule over a full period of Bessel's integral
-    ``J1(x) = 1/(2 pi) * integral cos(t - x sin t) dt`` (exponentially
-    accurate, error about J_63(x)); above: Hankel's asymptotic expansion.
-    """
-    small = jnp.minimum(x, 25.0)
-    theta = jnp.asarray(2.0 * np.pi * np.arange(64) / 64, x.dtype)
-    integral = jnp.mean(jnp.cos(theta - small[..., None]
-                                * jnp.sin(theta)), axis=-1)
-    large = jnp.maximum(x, 25.0)
-    mu, p, q, term = 4.0, 0.0, 0.0, 1.0
-    for k in range(12):
-        if k % 2 == 0:
-            p = p + (term if k % 4 == 0 else -term)
-        else:
-            q = q + (term if k % 4 == 1 else -term)
-        term = term * (mu - (2 * k + 1) ** 2) / ((k + 1) * 8.0 * large)
-    phase = large - 0.75 * np.pi
-    asymptotic = jnp.sqrt(2.0 / (np.pi * large)) * (
-        p * jnp.cos(phase) - q * jnp.sin(phase))
-    return jnp.where(x < 25.0, integral, asymptotic)
+    """Bessel function J1 for ``x >= 0``, as SciPy's C code computes it."""
+    near = jnp.minimum(x, 5.0)  # each branch only sees its own range
+    z = near * near
+    small = (_polynomial(z, _J1_RP) / _polynomial(z, _J1_RQ, monic=True)
+             * near * (z - _J1_Z1) * (z - _J1_Z2))
+    far = jnp.maximum(x, 5.0)
+    w = 5.0 / far
+    z = w * w
+    p = _polynomial(z, _J1_PP) / _polynomial(z, _J1_PQ)
+    q = _polynomial(z, _J1_QP) / _polynomial(z, _J1_QQ, monic=True)
+    phase = far - 0.75 * np.pi
+    large = ((p * jnp.cos(phase) - w * q * jnp.sin(phase))
+             * np.sqrt(2.0 / np.pi) / jnp.sqrt(far))
+    return jnp.where(x <= 5.0, small, large)
 
 
 def _sinc(x: Array) -> Array:
