@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 # ``python benchmarks/run.py`` finds this checkout's jaxndimage.
 import jaxndimage as jn  # noqa: E402
 from jaxndimage import _cache  # noqa: E402
-from jaxndimage.__main__ import SHOWCASE  # noqa: E402
+from jaxndimage.__main__ import SHOWCASE, showcase_input  # noqa: E402
 from jaxndimage._timing import (  # noqa: E402
     bandwidth_bound_time,
     compare,
@@ -132,7 +132,7 @@ def function_table(size: int, repeat: int) -> list[dict[str, Any]]:
             data = image
         elif name in SHOWCASE:
             description, call = "as in the showcase", SHOWCASE[name]
-            data = small
+            data = showcase_input(name, small)
         else:
             rows.append({"function": name, "case": "no benchmark case"})
             continue
@@ -148,7 +148,7 @@ def function_table(size: int, repeat: int) -> list[dict[str, Any]]:
             1 + output.nbytes / max(data.nbytes, 1)) / 2
         rows.append({
             "function": name,
-            "case": f"{data.shape[0]}^2 float32 {description}".strip(),
+            "case": f"{data.shape[0]}^2 {data.dtype} {description}".strip(),
             "scipy_s": result.reference, "jax_s": result.candidate,
             "ratio": result.ratio, "first_call_s": result.first,
             "conversion_share": moved / result.candidate,
