@@ -119,7 +119,11 @@ def _concrete(leaves: list[Any]) -> bool:
     return True
 
 
-def _aval_key(leaf: Any) -> str:
+def _aval_key(leaf: Any) -> Any:
+    """What the compiled kernel depends on in an argument: its shape and
+    dtype (and JAX's weak-type flag)."""
+    if isinstance(leaf, jax.Array):
+        return (leaf.shape, leaf.dtype.name, leaf.weak_type)
     return str(jax.typeof(leaf))
 
 
