@@ -427,12 +427,14 @@ def _map_dask(func: Callable, bound: Any, name: str,
                          x.dtype)
         sample = _filter_block(func, bound.args, bound.kwargs, position, (),
                                probe)
-    # A 'valid' window shortens every axis by a fixed amount.
-    shortened = [p - s for p, s in zip(probe.shape, sample.shape)]
     if not isinstance(sample, np.ndarray) or sample.ndim != ndim:
         raise TypeError(f"{public} cannot run block by block on a dask "
                         f"array: its result is not an array of the input's "
                         f"shape. Pass {name}.compute() for a numpy result.")
+    # A 'valid' window shortens the axes of a whole-array function's one
+    # block by a fixed amount.
+    shortened = ([p - s for p, s in zip(probe.shape, sample.shape)]
+                 if rule is whole_depth else [0] * ndim)
     meta = np.empty((0,) * ndim, sample.dtype)
     if x.size == 0:
         return x.map_blocks(
