@@ -151,7 +151,8 @@ def footprint_depth(arguments: Mapping[str, Any], ndim: int
     """
     axes = _axes(arguments, ndim)
     sizes = _window_sizes(arguments, axes)
-    origins = normalize_sequence(arguments.get("origin", 0), len(axes),
+    origin = arguments.get("origin")  # None: vectorized_filter's default
+    origins = normalize_sequence(0 if origin is None else origin, len(axes),
                                  "origin")
     return _per_axis([window_reach(int(n), int(o))
                       for n, o in zip(sizes, origins)], axes, ndim)
@@ -420,8 +421,7 @@ def _map_dask(func: Callable, bound: Any, name: str,
         # The result type of a user's callable may depend on the values,
         # and SciPy returns an empty input unchanged: learn it from a small
         # sample instead, as large as the window, so a 'valid' one fits.
-        window = {**arguments, "origin": arguments.get("origin") or 0}
-        reach = (footprint_depth(window, ndim) if "footprint" in arguments
+        reach = (footprint_depth(arguments, ndim) if "footprint" in arguments
                  else [0] * ndim)
         probe = np.zeros([min(n, 2 * r + 1) for n, r in zip(x.shape, reach)],
                          x.dtype)

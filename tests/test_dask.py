@@ -196,3 +196,12 @@ def test_empty_and_zero_dimensional():
     scalar = da.from_array(np.float64(3.0))
     np.testing.assert_allclose(jn.gaussian_filter(scalar, 1.0).compute(),
                                3.0)
+
+
+def test_vectorized_filter_takes_an_array_origin(client):
+    data = np.arange(40.0).reshape(5, 8)
+    x = da.from_array(data, chunks=4)
+    origin = np.array([0, 1])
+    _check(client, [(jn.vectorized_filter(x, np.mean, size=3, origin=origin),
+                     sp.vectorized_filter(data, np.mean, size=3,
+                                          origin=origin))])
