@@ -8,11 +8,14 @@ This module keeps those programs:
   tuple), so a warm call is one dictionary lookup and one call of the
   compiled executable;
 * on disk, so the next process loads a program instead of compiling it.
-  An entry is named by a digest of the lowered program text itself, the
-  JAX/jaxlib versions, the device kind and ``XLA_FLAGS``: what was compiled,
-  not where it came from, so a changed helper can never load a stale
-  executable, and nothing reads source files.  The directory is kept below
-  a size (oldest entries go first).
+  An entry is named by a digest of what was compiled: the JAX/jaxlib
+  versions, the device, ``XLA_FLAGS``, the argument types, and the kernel
+  with its static arguments and a digest of all of jaxndimage's sources
+  (read once, at the first compilation), so an edited helper can never
+  load a stale executable.  Where a static argument is not a plain value
+  (a user's callable) or the sources cannot be read (a frozen
+  application), the lowered program text itself stands in.  The directory
+  is kept below a size (least recently used entries go first).
 
 Why not JAX's persistent compilation cache?  It is switched on by global
 options (``jax_compilation_cache_dir`` and a minimum compile time), which
@@ -36,6 +39,7 @@ is created private to the user.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -94,17 +98,58 @@ def _type_key(value: Any) -> Any:
     return type(value)
 
 
-def _entry_name(lowered: Any, args: tuple) -> str:
-    """The program's text and the types of all its arguments (JAX leaves
-    unused ones out of the text, but the executable still checks them)."""
+@functools.cache
+def _package_digest() -> str | None:
+    """A digest of jaxndimage's own sources, or None where they cannot be
+    read (a frozen application)."""
+    digest = hashlib.sha256()
+    try:
+        for path in sorted(Path(__file__).parent.glob("*.py")):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def _plain(value: Any) -> bool:
+    """True for static arguments whose repr is the same in every process."""
+    if isinstance(value, tuple | list):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, str | int | float | bool
+                                       | np.dtype)
+
+
+def _entry_name(jitted: Any, args: tuple, static: dict,
+                lowered: Callable[[], Any]) -> str:
+    """The name of a program's entry on disk.
+
+    It digests the JAX installation, the device, ``XLA_FLAGS`` and the
+    types of all arguments, and then what determines the program: the
+    jaxndimage kernel, its static arguments and jaxndimage's sources where
+    those are plain values and readable, else the lowered program text itself (which
+    costs a trace, but holds for any static argument, a callable's
+    included).  JAX leaves unused arguments out of the text, but the
+    executable still checks their types, hence the argument types.
+    """
     import jaxlib
 
     device = jax.devices()[0]
-    types = str([jax.typeof(leaf) for leaf in jax.tree.leaves(args)])
+    parts = [jax.__version__, jaxlib.__version__, device.platform,
+             device.device_kind, str(jax.device_count()),
+             os.environ.get("XLA_FLAGS", ""),
+             str([jax.typeof(leaf) for leaf in jax.tree.leaves(args)])]
+    function = getattr(jitted, "__wrapped__", jitted)
+    module = getattr(function, "__module__", None) or ""
+    sources = _package_digest()
+    if (sources is not None and module.startswith("jaxndimage")
+            and _plain(list(static.values()))):
+        parts += [sources, module, function.__qualname__,
+                  repr(sorted(static.items()))]
+    else:
+        parts.append(lowered().as_text())
     digest = hashlib.sha256()
-    for part in (jax.__version__, jaxlib.__version__, device.platform,
-                 device.device_kind, str(jax.device_count()),
-                 os.environ.get("XLA_FLAGS", ""), types, lowered.as_text()):
+    for part in parts:
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()[:40] + ".bin"
@@ -172,15 +217,16 @@ class KernelCache:
         return compiled(*args)
 
     def _compile(self, args: tuple, static: dict) -> Any:
-        lowered = self.jitted.lower(*args, **static)
+        lowered = functools.cache(lambda: self.jitted.lower(*args, **static))
         path = None
         if cache_enabled():
-            path = cache_dir() / _entry_name(lowered, args)
+            path = cache_dir() / _entry_name(self.jitted, args, static,
+                                             lowered)
             compiled = _load(path) if path.exists() else None
             if compiled is not None:
                 stats["loaded"] += 1
                 return compiled
-        compiled = lowered.compile()
+        compiled = lowered().compile()
         stats["compiled"] += 1
         if path is not None:
             _store(path, compiled)

@@ -50,8 +50,8 @@ from jax import lax
 from jaxndimage._cache import KernelCache
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 
-__all__ = ["BUCKETS", "ExactGrid", "FlatGrid", "bucket_length",
-           "shape_generic"]
+__all__ = ["BUCKETS", "ExactGrid", "FlatGrid", "Margins", "bucket_length",
+           "pointwise", "shape_generic"]
 
 Array = jax.Array
 
@@ -343,6 +343,9 @@ def shape_generic(static_argnames: tuple[str, ...],
             grid = FlatGrid(geometry, length)
             return grid.output(kernel(canvas, *arrays, grid=grid, **static))
 
+        # Named after the kernel: the disk cache keys entries by that name.
+        on_canvas.__module__ = kernel.__module__
+        on_canvas.__qualname__ = f"{kernel.__qualname__}.on_canvas"
         flat = KernelCache(jax.jit(
             on_canvas, static_argnames=static_argnames + ("length",)))
 
@@ -367,3 +370,34 @@ def shape_generic(static_argnames: tuple[str, ...],
         return call
 
     return decorate
+
+
+@functools.cache
+def _pointwise_kernel(function: Callable, static_names: tuple[str, ...]
+                      ) -> KernelCache:
+    return KernelCache(jax.jit(function, static_argnames=static_names))
+
+
+def pointwise(function: Callable, *arrays: Array, **static: Any) -> Array:
+    """``function(*arrays, **static)`` for an elementwise ``function`` of
+    arrays of one shape, compiled per bucket length, not per shape.
+
+    ``function`` must be a module-level function (it is a cache key) and
+    ``static`` hashable.  Concrete CPU arrays are laid out flat, padded to a
+    bucket length; traced arrays are passed through as they are.
+    """
+    shape = arrays[0].shape
+    if not arrays[0].size or not all(_concrete_on_cpu(a) for a in arrays):
+        return function(*arrays, **static)
+    size = int(np.prod(shape))
+    length = bucket_length(size)
+    flat = []
+    for array in arrays:
+        host = np.asarray(array)
+        buffer = _aligned_empty(length, host.dtype)
+        buffer[:size] = host.reshape(-1)
+        buffer[size:] = 0
+        flat.append(buffer)
+    kernel = _pointwise_kernel(function, tuple(static))
+    result = np.asarray(kernel(*flat, **static))[:size].reshape(shape)
+    return jax.device_put(np.ascontiguousarray(result))

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxndimage._canvas import ExactGrid, Margins, shape_generic
+from jaxndimage._canvas import ExactGrid, Margins, pointwise, shape_generic
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
 from jaxndimage._docstrings import docfiller
@@ -1041,10 +1041,20 @@ def generic_laplace(input: ArrayLike, derivative2: Callable,
         return cast_like_c(input, out)
     terms = _derivatives(derivative2, input, out, mode, cval, axes,
                          extra_arguments, extra_keywords)
+    return pointwise(_sum, *terms)
+
+
+def _sum(*terms: Array) -> Array:
+    """The sum of ``terms``, added in order."""
     total = terms[0]
     for term in terms[1:]:
         total = total + term
     return total
+
+
+def _gradient_magnitude(*terms: Array, out: np.dtype) -> Array:
+    """``sqrt(sum(term ** 2))``, as SciPy computes it into ``out``."""
+    return _sqrt_like_numpy(_sum(*(term * term for term in terms)), out)
 
 
 def _sqrt_like_numpy(x: Array, out: np.dtype) -> Array:
@@ -1099,10 +1109,7 @@ def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
         return cast_like_c(input, out)
     terms = _derivatives(derivative, input, out, mode, cval, axes,
                          extra_arguments, extra_keywords)
-    total = terms[0] * terms[0]
-    for term in terms[1:]:
-        total = total + term * term
-    return _sqrt_like_numpy(total, out)
+    return pointwise(_gradient_magnitude, *terms, out=out)
 
 
 # --------------------------------------------------------------------------
