@@ -1,0 +1,940 @@
+"""Distance transforms: brute force, chamfer and exact Euclidean.
+
+The results, feature indices included, are SciPy's: for the same input the
+same distances and, where several background elements are equally near, the
+same one of them.
+
+Euclidean (`distance_transform_edt`)
+    SciPy's C code computes the feature transform one axis at a time (axis 0
+    first): along each line it keeps the sites whose Voronoi cell meets the
+    line (Maurer's stack algorithm) and then walks the line.  In exact
+    arithmetic that picks, for every element, the nearest background element
+    and among equally near ones the one with the smallest coordinate along
+    the last axis, then along the one before it, and so on.  The kernel here
+    does the same passes:
+
+    * axis 0: the nearest background element of each column, by one forward
+      and one backward scan;
+    * every further axis: Maurer's stack, built by one ``lax.scan`` over the
+      positions of the line with all lines of the array in the vector lanes
+      (each site is pushed once and popped at most once, by a small
+      ``while_loop``).  A site that stays on the stack is one no later site
+      popped, which a reverse running minimum of the "site below" pointers
+      tells; the positions where the walk moves from one stacked site to the
+      next follow from the two sites' parabolas (checked with SciPy's own
+      floating-point comparison), and a second scan walks all lines at once,
+      one position per step.
+
+    Distances are then computed from the features as SciPy computes them
+    (``sqrt(sum(((feature - index) * sampling) ** 2))``, summed in axis
+    order).
+
+Chamfer (`distance_transform_cdt`)
+    SciPy runs two raster passes over the array (the second on the reversed
+    array), each replacing an element by one more than the smallest value
+    among its neighbours that come earlier in raster order (the first half
+    of the structure), the first such neighbour in structure order winning
+    ties, the element's own value winning over all.  For the 'chessboard' and
+    'taxicab' structures the result is the exact chessboard (L-infinity) or
+    taxicab (L1) distance, computed separably here: taxicab by a forward and
+    a backward scan along each axis; chessboard as the minimum over the axes
+    of the distance within the double cone around that axis (scans along the
+    axis, each step a 3-wide minimum over the other axes).  With
+    ``return_indices`` or any other structure, the raster passes themselves
+    run, as nested scans over the axes with the last axis vectorised: along
+    a line the pass is a running minimum of ``value - position``.
+
+Brute force (`distance_transform_bf`)
+    As SciPy: every element against every background element next to the
+    foreground; of equally near ones the last in raster order wins.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jaxndimage import _distributed
+from jaxndimage._dispatch import is_jax_array, ndimage_function
+from jaxndimage._support import normalize_sequence
+
+__all__ = [
+    "distance_transform_bf",
+    "distance_transform_cdt",
+    "distance_transform_edt",
+]
+
+Array = jax.Array
+ArrayLike = Any
+
+#: "Not reached" in the chamfer kernels; far above any distance, and far
+#: enough below 2**31 that adding a line length cannot overflow.
+_FAR = 2 ** 30
+
+
+# --------------------------------------------------------------------------
+# Argument checks shared by the three functions (SciPy's messages)
+# --------------------------------------------------------------------------
+
+def _check_returns(distances: Any, indices: Any, return_distances: bool,
+                   return_indices: bool) -> tuple[bool, bool]:
+    """SciPy's ``_distance_tranform_arg_check``; returns which output
+    arrays are written in place (numpy arrays only, as in SciPy)."""
+    dt_inplace = isinstance(distances, np.ndarray)
+    ft_inplace = isinstance(indices, np.ndarray)
+    messages = []
+    if not return_distances and not return_indices:
+        messages.append(
+            "at least one of return_distances/return_indices must be True")
+    if dt_inplace and not return_distances:
+        messages.append(
+            "return_distances must be True if distances is supplied")
+    if ft_inplace and not return_indices:
+        messages.append("return_indices must be True if indices is supplied")
+    if messages:
+        raise RuntimeError(", ".join(messages))
+    return dt_inplace, ft_inplace
+
+
+def _check_concrete(input: Array, dt_inplace: bool, ft_inplace: bool) -> None:
+    if (dt_inplace or ft_inplace) and isinstance(input, jax.core.Tracer):
+        raise TypeError(
+            "distances/indices: numpy output arrays cannot be written inside "
+            "jit/vmap/grad; omit them and use the returned arrays")
+
+
+def _sampling(sampling: Any, ndim: int, dtype: np.dtype) -> tuple | Array:
+    """Per-axis sampling as a float array (None stays None)."""
+    if sampling is None:
+        return None
+    values = normalize_sequence(sampling, ndim, "sampling")
+    return jnp.stack([jnp.asarray(v, dtype) for v in values]) if values \
+        else jnp.zeros((0,), dtype)
+
+
+def _results(dt: Array | None, ft: Array | None, distances: Any,
+             indices: Any, dt_inplace: bool, ft_inplace: bool) -> Any:
+    """Write the in-place arrays and return what SciPy returns."""
+    if dt_inplace:
+        np.copyto(distances, np.asarray(dt), casting="unsafe")
+    if ft_inplace:
+        np.copyto(indices, np.asarray(ft), casting="unsafe")
+    result = []
+    if dt is not None and not dt_inplace:
+        result.append(dt)
+    if ft is not None and not ft_inplace:
+        result.append(ft)
+    if len(result) == 2:
+        return tuple(result)
+    if len(result) == 1:
+        return result[0]
+    return None
+
+
+def _whole_dask(func):
+    """Compute a dask input whole (a distance reaches across the array)
+    and hand the results back as dask arrays."""
+
+    def wrapper(input, *args, **kwargs):
+        if not _distributed.is_dask_array(input):
+            return func(input, *args, **kwargs)
+        import dask.array as da
+
+        result = func(np.asarray(input.compute()), *args, **kwargs)
+        return jax.tree.map(lambda a: da.from_array(np.asarray(a)), result)
+
+    wrapper.__wrapped__ = func
+    for name in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(wrapper, name, getattr(func, name))
+    wrapper.__signature__ = __import__("inspect").signature(func)
+    return wrapper
+
+
+def _float_dtype() -> np.dtype:
+    return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
+
+
+def _coordinates(shape: tuple[int, ...], axis: int) -> Array:
+    return lax.broadcasted_iota(jnp.int32, shape, axis)
+
+
+def _unravel(flat: Array, shape: tuple[int, ...]) -> Array:
+    """Flat indices as an ``(ndim,) + shape`` int32 coordinate array."""
+    coords = []
+    for axis in range(len(shape) - 1, -1, -1):
+        coords.append(flat % shape[axis])
+        flat = flat // shape[axis]
+    return jnp.stack(coords[::-1]).astype(jnp.int32)
+
+
+def _squared_sum(features: list[Array], sampling: Array | None,
+                 dtype: np.dtype) -> Array:
+    """``sum(((feature - index) * sampling) ** 2)``, in axis order."""
+    shape = features[0].shape
+    total = None
+    for axis, feature in enumerate(features):
+        t = (feature - _coordinates(shape, axis)).astype(dtype)
+        if sampling is not None:
+            t = t * sampling[axis]
+        total = t * t if total is None else total + t * t
+    return total
+
+
+# --------------------------------------------------------------------------
+# Line scans (one lax.scan over axis 0, all other elements in the lanes)
+# --------------------------------------------------------------------------
+
+def _running(values: Array, op, reverse: bool = False) -> Array:
+    """Running ``op`` along axis 0 by a scan (cheaper than a parallel
+    prefix on CPU)."""
+    def step(carry, row):
+        carry = op(carry, row)
+        return carry, carry
+
+    _, out = lax.scan(step, values[-1] if reverse else values[0], values,
+                      reverse=reverse)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Euclidean feature transform
+# --------------------------------------------------------------------------
+
+def _nearest_along_first(background: Array) -> Array:
+    """Index along axis 0 of the nearest background element, the lower one
+    on ties; -1 where the line has none."""
+    n = background.shape[0]
+    index = _coordinates(background.shape, 0)
+    before = _running(jnp.where(background, index, -1), jnp.maximum)
+    after = _running(jnp.where(background, index, 2 * n + 1), jnp.minimum,
+                     reverse=True)
+    use_after = (before < 0) | ((after - index) < (index - before))
+    nearest = jnp.where(use_after, after, before)
+    return jnp.where(nearest > n, -1, nearest)
+
+
+def _build_stack(r: Array, site: Array, step_size: Array) -> tuple[Array,
+                                                                   Array]:
+    """Maurer's stack along axis 0 of ``(n, lanes)`` arrays.
+
+    ``r`` is each site's squared distance to its feature across the line.
+    Returns, per position, the site below it on the stack when it was pushed
+    (-1 for the bottom, ``n`` for positions that are not sites) and that
+    site's ``r``.
+    """
+    n, lanes = r.shape
+    dtype = r.dtype
+    lane = jnp.arange(lanes, dtype=jnp.int32)
+
+    def push(carry, t):
+        top, second, r_top, r_second, below = carry
+        r_new = r[t]
+        is_site = site[t]
+        flat = below.reshape(-1, 2)
+
+        def popping(state):
+            top, second, r_top, r_second = state
+            a = (top - second).astype(dtype) * step_size
+            b = (t - top).astype(dtype) * step_size
+            c = a + b
+            return is_site & (second >= 0) & (
+                c * r_top - b * r_second - a * r_new - a * b * c > 0)
+
+        def pop(state):
+            mask = popping(state)
+            top, second, r_top, r_second = state
+            entry = flat[jnp.maximum(second, 0) * lanes + lane]
+            return (jnp.where(mask, second, top),
+                    jnp.where(mask, entry[:, 0].astype(jnp.int32), second),
+                    jnp.where(mask, r_second, r_top),
+                    jnp.where(mask, entry[:, 1], r_second))
+
+        top, second, r_top, r_second = lax.while_loop(
+            lambda state: jnp.any(popping(state)), pop,
+            (top, second, r_top, r_second))
+        row = jnp.stack([jnp.where(is_site, top, n).astype(dtype),
+                         jnp.where(is_site & (top >= 0), r_top, 0)], axis=-1)
+        below = lax.dynamic_update_slice(below, row[None],
+                                         (t, jnp.int32(0), jnp.int32(0)))
+        second = jnp.where(is_site, top, second)
+        r_second = jnp.where(is_site, r_top, r_second)
+        top = jnp.where(is_site, t, top)
+        r_top = jnp.where(is_site, r_new, r_top)
+        return (top, second, r_top, r_second, below), None
+
+    minus = jnp.full(lanes, -1, jnp.int32)
+    zero = jnp.zeros(lanes, dtype)
+    below = jnp.zeros((n, lanes, 2), dtype)
+    (_, _, _, _, below), _ = lax.scan(
+        push, (minus, minus, zero, zero, below),
+        jnp.arange(n, dtype=jnp.int32))
+    return below[..., 0].astype(jnp.int32), below[..., 1]
+
+
+def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
+                  dtype: np.dtype) -> list[Array]:
+    """SciPy's ``_VoronoiFT`` along ``axis`` for every line at once."""
+    shape = features[0].shape
+    n = shape[axis]
+    lanes = math.prod(shape) // n
+
+    def lines(x):
+        return jnp.moveaxis(x, axis, 0).reshape(n, lanes)
+
+    # Squared distance across the line from each site to its feature.
+    r = jnp.zeros((n, lanes), dtype)
+    for other in range(axis):
+        t = lines(features[other] - _coordinates(shape, other)).astype(dtype)
+        if sampling is not None:
+            t = t * sampling[other]
+        r = r + t * t
+    site = lines(features[0]) >= 0
+    step_size = (jnp.asarray(1.0, dtype) if sampling is None
+                 else sampling[axis])
+    below, r_below = _build_stack(r, site, step_size)
+
+    # Sites still on the stack: no later site was pushed onto one below.
+    later = _running(below, jnp.minimum, reverse=True)
+    later = jnp.concatenate([later[1:], jnp.full((1, lanes), n, jnp.int32)])
+    position = _coordinates((n, lanes), 0)
+    kept = site & (later >= position)
+
+    # First position where a kept site beats the one below it (SciPy's walk
+    # moves on when the next site is strictly nearer).
+    def delta(rr, p, x):
+        t = (p - x) * step_size
+        return rr + t * t
+
+    p = position.astype(dtype)
+    q = jnp.maximum(below, 0).astype(dtype)
+    s2 = step_size * step_size
+    den = 2 * s2 * (p - q)
+    safe = jnp.where(den > 0, den, 1)
+    x = jnp.floor(((r - r_below) + s2 * (p * p - q * q)) / safe) + 1
+    x = jnp.where(delta(r_below, q, x - 1) > delta(r, p, x - 1), x - 1, x)
+    x = jnp.where(delta(r_below, q, x) > delta(r, p, x), x, x + 1)
+    x = jnp.clip(jnp.where(below < 0, 0, x), 0, n).astype(jnp.int32)
+    x = jnp.where(kept, x, n + 1)
+
+    # For every position: the next kept site, the position where the walk
+    # reaches it, and the last kept site reached at that same position.
+    previous = [lines(features[other]) for other in range(axis)]
+
+    def backward(carry, inputs):
+        start, target, target_features = carry
+        x_c, kept_c, c, feats = inputs
+        out = (start, target, *target_features)
+        same = kept_c & (x_c == start)
+        new_target = jnp.where(kept_c & ~same, c, target)
+        new_features = tuple(jnp.where(kept_c & ~same, f, g)
+                             for f, g in zip(feats, target_features))
+        start = jnp.where(kept_c, x_c, start)
+        return (start, new_target, new_features), jnp.stack(out, axis=-1)
+
+    init = (jnp.full(lanes, n + 1, jnp.int32), jnp.full(lanes, -1, jnp.int32),
+            tuple(jnp.zeros(lanes, jnp.int32) for _ in previous))
+    (_, first, first_features), table = lax.scan(
+        backward, init, (x, kept, position, tuple(previous)), reverse=True)
+
+    lane = jnp.arange(lanes, dtype=jnp.int32)
+    flat = table.reshape(-1, table.shape[-1])
+    def walk(carry, xx):
+        current, feats = carry
+        entry = flat[jnp.maximum(current, 0) * lanes + lane]
+        move = (current >= 0) & (entry[:, 0] <= xx)
+        current = jnp.where(move, entry[:, 1], current)
+        feats = tuple(jnp.where(move, entry[:, 2 + k], f)
+                      for k, f in enumerate(feats))
+        return (current, feats), (current, *feats)
+
+    _, (chosen, *chosen_features) = lax.scan(
+        walk, (first, first_features), jnp.arange(n, dtype=jnp.int32))
+
+    def back(x):
+        return jnp.moveaxis(x.reshape((n,) + tuple(
+            s for i, s in enumerate(shape) if i != axis)), 0, axis)
+
+    found = chosen >= 0
+    out = list(features)
+    for other in range(axis):
+        out[other] = back(jnp.where(found, chosen_features[other],
+                                    previous[other]))
+    out[axis] = back(jnp.where(found, chosen, lines(features[axis])))
+    return out
+
+
+@partial(jax.jit, static_argnames=("dtype",))
+def _edt_kernel(input: Array, sampling: Array | None, *,
+                dtype: np.dtype) -> Array:
+    """Feature transform: ``(ndim,) + shape`` int32."""
+    shape = input.shape
+    background = input == 0
+    first = _nearest_along_first(background)
+    found = first >= 0
+    features = [first] + [jnp.where(found, _coordinates(shape, axis), 0)
+                          for axis in range(1, len(shape))]
+    for axis in range(1, len(shape)):
+        features = _voronoi_pass(features, axis, sampling, dtype)
+    return jnp.stack(features)
+
+
+@partial(jax.jit, static_argnames=("dtype",))
+def _feature_distances(features: Array, sampling: Array | None, *,
+                       dtype: np.dtype) -> Array:
+    return jnp.sqrt(_squared_sum(list(features), sampling, dtype))
+
+
+# --------------------------------------------------------------------------
+# Chamfer distances
+# --------------------------------------------------------------------------
+
+def _shift(x: Array, offset: tuple[int, ...], fill: int) -> Array:
+    """``x`` read at ``index + offset``; ``fill`` outside."""
+    for axis, o in enumerate(offset):
+        if o == 0:
+            continue
+        pad = jnp.full(x.shape[:axis] + (1,) + x.shape[axis + 1:], fill,
+                       x.dtype)
+        n = x.shape[axis]
+        if o < 0:
+            x = jnp.concatenate([pad, lax.slice_in_dim(x, 0, n - 1,
+                                                       axis=axis)], axis)
+        else:
+            x = jnp.concatenate([lax.slice_in_dim(x, 1, n, axis=axis), pad],
+                                axis)
+    return x
+
+
+def _line_pass(e: Array, f: Array | None) -> tuple[Array, Array | None]:
+    """``d[j] = min(e[j], d[j - 1] + 1)`` along the last axis, the earlier
+    value (``e[j]``) winning ties, as SciPy's raster pass does."""
+    m = e.shape[-1]
+    position = _coordinates(e.shape, e.ndim - 1)
+    key = e - position
+    least = lax.cummin(key, axis=e.ndim - 1)
+    d = least + position
+    if f is None:
+        return d, None
+    source = lax.cummax(jnp.where(key == least, position, -1),
+                        axis=e.ndim - 1)
+    del m
+    return d, jnp.take_along_axis(f, source, axis=-1)
+
+
+def _raster_pass(d: Array, f: Array | None,
+                 offsets: tuple[tuple[int, ...], ...]
+                 ) -> tuple[Array, Array | None]:
+    """One of SciPy's chamfer passes, in raster order over ``d``."""
+    ndim = d.ndim
+    left = (0,) * (ndim - 1) + (-1,)
+
+    def level(k, current, feature):
+        if k == ndim - 1:
+            if left in offsets:
+                return _line_pass(current, feature)
+            return current, feature
+        mine = [o[k + 1:] for o in offsets
+                if all(v == 0 for v in o[:k]) and o[k] == -1]
+
+        def step(carry, inputs):
+            before, before_f = carry
+            value, value_f = inputs
+            for offset in mine:
+                candidate = _shift(before, offset, _FAR) + 1
+                better = candidate < value
+                value = jnp.where(better, candidate, value)
+                if value_f is not None:
+                    value_f = jnp.where(better, _shift(before_f, offset, 0),
+                                        value_f)
+            value, value_f = level(k + 1, value, value_f)
+            return (value, value_f), (value, value_f)
+
+        init = (jnp.full(current.shape[1:], _FAR, jnp.int32),
+                None if feature is None
+                else jnp.zeros(current.shape[1:], jnp.int32))
+        _, out = lax.scan(step, init, (current, feature))
+        return out
+
+    return level(0, d, f)
+
+
+@partial(jax.jit, static_argnames=("offsets", "features"))
+def _cdt_kernel(input: Array, *, offsets: tuple[tuple[int, ...], ...],
+                features: bool) -> tuple[Array, Array | None]:
+    """SciPy's two chamfer passes; distances (-1 unreached) and flat
+    feature indices."""
+    d = jnp.where(input != 0, _FAR, 0).astype(jnp.int32)
+    f = (jnp.arange(input.size, dtype=jnp.int32).reshape(input.shape)
+         if features else None)
+    everything = tuple(slice(None, None, -1) for _ in range(input.ndim))
+    d, f = _raster_pass(d, f, offsets)
+    d, f = _raster_pass(d[everything], None if f is None else f[everything],
+                        offsets)
+    d = d[everything]
+    f = None if f is None else f[everything]
+    return jnp.where(d >= _FAR, -1, d), f
+
+
+def _min3(x: Array, axes: range) -> Array:
+    """Minimum over the 3-wide neighbourhood along ``axes``."""
+    for axis in axes:
+        offset = [0] * x.ndim
+        offset[axis] = -1
+        low = _shift(x, tuple(offset), _FAR)
+        offset[axis] = 1
+        x = jnp.minimum(x, jnp.minimum(low, _shift(x, tuple(offset), _FAR)))
+    return x
+
+
+@partial(jax.jit, static_argnames=("chessboard",))
+def _cdt_separable(input: Array, *, chessboard: bool) -> Array:
+    """Exact chessboard or taxicab distances (what SciPy's passes give for
+    those structures), -1 where there is no background."""
+    d = jnp.where(input != 0, _FAR, 0).astype(jnp.int32)
+    ndim = input.ndim
+    if chessboard:
+        best = None
+        for axis in range(ndim):
+            x = jnp.moveaxis(d, axis, 0)
+
+            def op(carry, row):
+                return jnp.minimum(row, _min3(carry, range(row.ndim)) + 1)
+
+            cone = jnp.minimum(_running(x, op), _running(x, op, reverse=True))
+            cone = jnp.moveaxis(cone, 0, axis)
+            best = cone if best is None else jnp.minimum(best, cone)
+        d = best
+    else:
+        for axis in range(ndim):
+            x = jnp.moveaxis(d, axis, 0)
+
+            def op(carry, row):
+                return jnp.minimum(row, carry + 1)
+
+            x = _running(_running(x, op), op, reverse=True)
+            d = jnp.moveaxis(x, 0, axis)
+    return jnp.where(d >= _FAR, -1, d)
+
+
+def _structure_offsets(metric: Any, ndim: int) -> tuple[tuple[int, ...], ...]:
+    """The neighbours SciPy's chamfer pass reads: the true elements of the
+    structure's first half, in structure order."""
+    if isinstance(metric, str):
+        if metric in ("taxicab", "cityblock", "manhattan"):
+            structure = _binary_structure(ndim, 1)
+        elif metric == "chessboard":
+            structure = _binary_structure(ndim, ndim)
+        else:
+            raise ValueError("invalid metric provided")
+    else:
+        try:
+            structure = np.asarray(metric)
+        except Exception as error:
+            raise ValueError("invalid metric provided") from error
+        for size in structure.shape:
+            if size != 3:
+                raise ValueError("metric sizes must be equal to 3")
+        if structure.ndim != ndim:
+            raise RuntimeError(
+                f"metric: structure rank ({structure.ndim}) must equal the "
+                f"input rank ({ndim})")
+        # SciPy's C code reads the structure's memory as bytes of booleans,
+        # whatever its dtype; so do we.
+        raw = np.ascontiguousarray(structure)
+        structure = (raw.reshape(-1).view(np.uint8)[:raw.size] != 0
+                     ).reshape(raw.shape)
+    flat = structure.reshape(-1)
+    return tuple(tuple(int(i) - 1 for i in np.unravel_index(k, (3,) * ndim))
+                 for k in range(flat.size // 2) if flat[k])
+
+
+def _binary_structure(rank: int, connectivity: int) -> np.ndarray:
+    """``generate_binary_structure`` (private copy for the chamfer metrics)."""
+    if rank < 1:
+        return np.array(True)
+    grid = np.fabs(np.indices((3,) * rank) - 1)
+    return np.add.reduce(grid, 0) <= connectivity
+
+
+# --------------------------------------------------------------------------
+# Brute force
+# --------------------------------------------------------------------------
+
+_METRICS = {"euclidean": 1, "taxicab": 2, "cityblock": 2, "manhattan": 2,
+            "chessboard": 3}
+
+
+def _border(foreground: Array) -> Array:
+    """Background elements with a foreground neighbour (full
+    connectivity)."""
+    grown = foreground
+    for axis in range(foreground.ndim):
+        offset = [0] * foreground.ndim
+        offset[axis] = -1
+        low = _shift(grown, tuple(offset), False)
+        offset[axis] = 1
+        grown = grown | low | _shift(grown, tuple(offset), False)
+    return grown & ~foreground
+
+
+@partial(jax.jit, static_argnames=("metric", "dtype"))
+def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
+               metric: int, dtype: np.dtype) -> tuple[Array, Array]:
+    """Distances and flat feature indices by comparing every element with
+    every candidate (flat indices of border elements, -1 for none)."""
+    shape = input.shape
+    foreground = input != 0
+    border = _border(foreground).reshape(-1)
+    coords = [_coordinates(shape, axis).reshape(-1)
+              for axis in range(len(shape))]
+    size = input.size
+    if metric == 1:
+        far = jnp.asarray(np.finfo(dtype).max, dtype)
+    else:
+        far = jnp.asarray(np.iinfo(np.uint32).max, jnp.uint32)
+
+    def step(carry, candidate):
+        best, best_index = carry
+        valid = (candidate >= 0) & border[jnp.maximum(candidate, 0)]
+        rest = jnp.maximum(candidate, 0)
+        place = [None] * len(shape)
+        for axis in range(len(shape) - 1, -1, -1):
+            place[axis] = rest % shape[axis]
+            rest = rest // shape[axis]
+        total = None
+        for axis in range(len(shape)):
+            t = coords[axis] - place[axis]
+            if metric == 1:
+                t = t.astype(dtype)
+                if sampling is not None:
+                    t = t * sampling[axis]
+                term = t * t
+            else:
+                term = jnp.abs(t).astype(jnp.uint32)
+            if total is None:
+                total = term
+            elif metric == 3:
+                total = jnp.maximum(total, term)
+            else:
+                total = total + term
+        # SciPy's list holds the border in reverse raster order and keeps
+        # the first strictly nearer one: the last in raster order wins.
+        better = valid & (total <= best)
+        return (jnp.where(better, total, best),
+                jnp.where(better, candidate, best_index)), None
+
+    init = (jnp.full(size, far), jnp.zeros(size, jnp.int32))
+    (best, best_index), _ = lax.scan(step, init, candidates)
+    own = jnp.arange(size, dtype=jnp.int32)
+    fg = foreground.reshape(-1)
+    if metric == 1:
+        distance = jnp.where(fg, jnp.sqrt(best), 0).astype(dtype)
+    else:
+        distance = jnp.where(fg, best, 0).astype(jnp.uint32)
+    index = jnp.where(fg, best_index, own)
+    return distance.reshape(shape), index.reshape(shape)
+
+
+# --------------------------------------------------------------------------
+# Public functions
+# --------------------------------------------------------------------------
+
+@_whole_dask
+@ndimage_function("input", reject_float16=False)
+def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
+                          sampling: Any = None, return_distances: bool = True,
+                          return_indices: bool = False, distances: Any = None,
+                          indices: Any = None) -> Any:
+    """Distance transform by brute force.
+
+    Replaces each foreground (non-zero) element by its distance to the
+    nearest background (zero) element, comparing it with every background
+    element next to the foreground.  Of equally near background elements
+    the feature transform picks the last in raster order, as SciPy does.
+
+    Parameters
+    ----------
+    input : array_like
+        Input; non-zero elements are foreground. numpy, JAX (also inside
+        ``jit``/``vmap``) or any array-API array; the results are of the
+        same kind.
+    metric : {'euclidean', 'taxicab', 'chessboard'}, optional
+        'cityblock' and 'manhattan' are also valid and mean 'taxicab'.
+        Default is 'euclidean'.
+    sampling : float or sequence of float, optional
+        Spacing of the elements along each axis (one per axis, or one for
+        all); only used by the 'euclidean' metric. Default: 1.
+    return_distances : bool, optional
+        Whether to compute the distance transform. Default is True.
+    return_indices : bool, optional
+        Whether to compute the feature transform. Default is False.
+    distances : ndarray, optional
+        A numpy array to write the distances into instead of returning
+        them (`return_distances` must be True): float64 for 'euclidean',
+        uint32 otherwise, of the shape of `input`.
+    indices : int32 ndarray, optional
+        A numpy array to write the feature transform into instead of
+        returning it (`return_indices` must be True), of shape
+        ``(input.ndim,) + input.shape``.
+
+    Returns
+    -------
+    distances : ndarray, optional
+        float64 for 'euclidean', uint32 otherwise. Returned only when
+        `return_distances` is True and `distances` is not supplied.
+    indices : int32 ndarray, optional
+        The feature transform. Returned only when `return_indices` is True
+        and `indices` is not supplied.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage as ndi
+    >>> a = np.array([[0, 1, 1, 1, 0]])
+    >>> ndi.distance_transform_bf(a)
+    array([[0., 1., 2., 1., 0.]])
+    >>> ndi.distance_transform_bf(a, 'taxicab', return_indices=True)[1][1]
+    array([[0, 0, 4, 4, 4]], dtype=int32)
+    """
+    dt_inplace, ft_inplace = _check_returns(distances, indices,
+                                            return_distances, return_indices)
+    _check_concrete(input, dt_inplace, ft_inplace)
+    input = jnp.asarray(input)
+    if not isinstance(metric, str):
+        metric.lower()  # SciPy's AttributeError for a non-string metric
+    code = _METRICS.get(metric.lower())
+    if code is None:
+        raise RuntimeError("distance metric not supported")
+    dtype = _float_dtype()
+    sampling = _sampling(sampling, input.ndim, dtype)
+    if dt_inplace:
+        if distances.shape != input.shape:
+            raise RuntimeError("distances array has wrong shape")
+        wanted = np.float64 if code == 1 else np.uint32
+        if distances.dtype.type != wanted:
+            raise RuntimeError("distances array must be "
+                               + ("float64" if code == 1 else "uint32"))
+    shape = input.shape
+    flat = input.reshape(-1) if input.ndim == 0 else input
+    if flat.size == 0:
+        dt = jnp.zeros(shape, dtype if code == 1 else jnp.uint32)
+        ft = jnp.zeros(shape, jnp.int32)
+    else:
+        if isinstance(flat, jax.core.Tracer):
+            candidates = jnp.arange(flat.size, dtype=jnp.int32)
+        else:
+            border = np.flatnonzero(np.asarray(_border(flat != 0)))
+            count = 1 << max(int(border.size - 1).bit_length(), 0)
+            candidates = np.full(count, -1, np.int32)
+            candidates[:border.size] = border
+            candidates = jnp.asarray(candidates)
+        dt, ft = _bf_kernel(flat, candidates, sampling, metric=code,
+                            dtype=dtype)
+        dt = dt.reshape(shape)
+    if ft_inplace:
+        if indices.dtype.type != np.int32:
+            raise RuntimeError("indices array must be int32")
+        if indices.shape != (input.ndim,) + shape:
+            raise RuntimeError("indices array has wrong shape")
+    if input.ndim == 0:
+        ft = jnp.zeros((0,), jnp.int32)
+    elif return_indices:
+        ft = _unravel(ft.reshape(shape), shape)
+    return _results(dt if return_distances else None,
+                    ft if return_indices else None,
+                    distances, indices, dt_inplace, ft_inplace)
+
+
+@_whole_dask
+@ndimage_function("input", reject_float16=False)
+def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
+                           return_distances: bool = True,
+                           return_indices: bool = False,
+                           distances: Any = None, indices: Any = None) -> Any:
+    """Distance transform for chamfer type of transforms.
+
+    Replaces each foreground (non-zero) element by its chamfer distance to
+    the nearest background (zero) element: the number of steps between
+    neighbours of the structure, -1 where there is no background.  The
+    feature transform follows SciPy's two raster passes, ties included.
+
+    Parameters
+    ----------
+    input : array_like
+        Input; non-zero elements are foreground. numpy, JAX (also inside
+        ``jit``/``vmap``) or any array-API array; the results are of the
+        same kind.
+    metric : {'chessboard', 'taxicab'} or array_like, optional
+        'taxicab' (or 'cityblock', 'manhattan') steps between elements that
+        share a face, 'chessboard' (default) between elements that touch. A
+        custom structure has every dimension of length three; as in SciPy
+        its memory is read as booleans, so pass it as a bool array.
+    return_distances : bool, optional
+        Whether to compute the distance transform. Default is True.
+    return_indices : bool, optional
+        Whether to compute the feature transform. Default is False.
+    distances : int32 ndarray, optional
+        A numpy array to write the distances into instead of returning them
+        (`return_distances` must be True), of the shape of `input`.
+    indices : int32 ndarray, optional
+        A numpy array to write the feature transform into instead of
+        returning it (`return_indices` must be True), of shape
+        ``(input.ndim,) + input.shape``.
+
+    Returns
+    -------
+    distances : int32 ndarray, optional
+        Returned only when `return_distances` is True and `distances` is
+        not supplied.
+    indices : int32 ndarray, optional
+        The feature transform. Returned only when `return_indices` is True
+        and `indices` is not supplied.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage as ndi
+    >>> a = np.ones((4, 5), np.uint8)
+    >>> a[0, 0] = 0
+    >>> ndi.distance_transform_cdt(a)
+    array([[0, 1, 2, 3, 4],
+           [1, 1, 2, 3, 4],
+           [2, 2, 2, 3, 4],
+           [3, 3, 3, 3, 4]], dtype=int32)
+    >>> ndi.distance_transform_cdt(a, 'taxicab')[3]
+    array([3, 4, 5, 6, 7], dtype=int32)
+    """
+    dt_inplace, ft_inplace = _check_returns(distances, indices,
+                                            return_distances, return_indices)
+    _check_concrete(input, dt_inplace, ft_inplace)
+    input = jnp.asarray(input)
+    if input.ndim == 0:
+        raise TypeError("input: distance_transform_cdt needs an array of "
+                        "at least one dimension (SciPy raises TypeError)")
+    offsets = _structure_offsets(metric, input.ndim)
+    if dt_inplace:
+        if distances.dtype.type != np.int32:
+            raise ValueError("distances must be of int32 type")
+        if distances.shape != input.shape:
+            raise ValueError("distances has wrong shape")
+    shape = input.shape
+    if input.size == 0:
+        dt = jnp.zeros(shape, jnp.int32)
+        ft = jnp.zeros(shape, jnp.int32)
+    elif not return_indices and offsets in (
+            _structure_offsets("chessboard", input.ndim),
+            _structure_offsets("taxicab", input.ndim)):
+        dt = _cdt_separable(input, chessboard=offsets == _structure_offsets(
+            "chessboard", input.ndim) and input.ndim > 1)
+        ft = None
+    else:
+        dt, ft = _cdt_kernel(input, offsets=offsets,
+                             features=bool(return_indices))
+    if return_indices:
+        if ft_inplace:
+            if indices.dtype.type != np.int32:
+                raise ValueError("indices array must be int32")
+            if indices.shape != (input.ndim,) + shape:
+                raise ValueError("indices array has wrong shape")
+        ft = _unravel(ft, shape)
+    return _results(dt if return_distances else None,
+                    ft if return_indices else None,
+                    distances, indices, dt_inplace, ft_inplace)
+
+
+@_whole_dask
+@ndimage_function("input", reject_float16=False)
+def distance_transform_edt(input: ArrayLike, sampling: Any = None,
+                           return_distances: bool = True,
+                           return_indices: bool = False,
+                           distances: Any = None, indices: Any = None) -> Any:
+    """Exact Euclidean distance transform.
+
+    Replaces each foreground (non-zero) element by its Euclidean distance
+    to the nearest background (zero) element, with per-axis `sampling`.
+    The feature transform is SciPy's, ties included: of equally near
+    background elements, the one with the smallest coordinate along the
+    last axis, then the one before it, and so on.  Linear time per axis.
+
+    Parameters
+    ----------
+    input : array_like
+        Input; non-zero elements are foreground. numpy, JAX (also inside
+        ``jit``/``vmap``) or any array-API array; the results are of the
+        same kind.
+    sampling : float or sequence of float, optional
+        Spacing of the elements along each axis (one per axis, or one for
+        all). Default: 1.
+    return_distances : bool, optional
+        Whether to compute the distance transform. Default is True.
+    return_indices : bool, optional
+        Whether to compute the feature transform. Default is False.
+    distances : float64 ndarray, optional
+        A numpy array to write the distances into instead of returning them
+        (`return_distances` must be True), of the shape of `input`.
+    indices : int32 ndarray, optional
+        A numpy array to write the feature transform into instead of
+        returning it (`return_indices` must be True), of shape
+        ``(input.ndim,) + input.shape``.
+
+    Returns
+    -------
+    distances : float64 ndarray, optional
+        Returned only when `return_distances` is True and `distances` is
+        not supplied (float32 for JAX input with x64 off).
+    indices : int32 ndarray, optional
+        The feature transform. Returned only when `return_indices` is True
+        and `indices` is not supplied.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage as ndi
+    >>> a = np.array([[0, 1, 1, 1, 1],
+    ...               [0, 0, 1, 1, 1],
+    ...               [0, 1, 1, 1, 1]])
+    >>> ndi.distance_transform_edt(a)
+    array([[0.        , 1.        , 1.41421356, 2.23606798, 3.16227766],
+           [0.        , 0.        , 1.        , 2.        , 3.        ],
+           [0.        , 1.        , 1.41421356, 2.23606798, 3.16227766]])
+    >>> ndi.distance_transform_edt(a, sampling=[2, 1])
+    array([[0.        , 1.        , 2.        , 2.82842712, 3.60555128],
+           [0.        , 0.        , 1.        , 2.        , 3.        ],
+           [0.        , 1.        , 2.        , 2.82842712, 3.60555128]])
+    >>> ndi.distance_transform_edt(a, return_distances=False,
+    ...                            return_indices=True)[1][0]
+    array([0, 0, 1, 1, 1], dtype=int32)
+    """
+    dt_inplace, ft_inplace = _check_returns(distances, indices,
+                                            return_distances, return_indices)
+    _check_concrete(input, dt_inplace, ft_inplace)
+    input = jnp.atleast_1d(jnp.asarray(input))
+    dtype = _float_dtype()
+    sampling = _sampling(sampling, input.ndim, dtype)
+    shape = input.shape
+    if ft_inplace:
+        if indices.shape != (input.ndim,) + shape:
+            raise RuntimeError("indices array has wrong shape")
+        if indices.dtype.type != np.int32:
+            raise RuntimeError("indices array must be int32")
+    if input.size == 0:
+        ft = jnp.zeros((input.ndim,) + shape, jnp.int32)
+    else:
+        ft = _edt_kernel(input != 0, sampling, dtype=dtype)
+    dt = None
+    if return_distances:
+        dt = (jnp.zeros(shape, dtype) if input.size == 0
+              else _feature_distances(ft, sampling, dtype=dtype))
+        if dt_inplace:
+            if distances.shape != shape:
+                raise RuntimeError("distances array has wrong shape")
+            if distances.dtype.type != np.float64:
+                raise RuntimeError("distances array must be float64")
+    return _results(dt, ft if return_indices else None,
+                    distances, indices, dt_inplace, ft_inplace)
