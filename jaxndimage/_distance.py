@@ -232,49 +232,52 @@ def _build_stack(r: Array, site: Array, step_size: Array) -> tuple[Array,
     dtype = r.dtype
     lane = jnp.arange(lanes, dtype=jnp.int32)
 
+    def popping(top, second, r_top, r_second, t, r_new, is_site):
+        a = (top - second).astype(dtype) * step_size
+        b = (t - top).astype(dtype) * step_size
+        c = a + b
+        return is_site & (second >= 0) & (
+            c * r_top - b * r_second - a * r_new - a * b * c > 0)
+
     def push(carry, t):
-        top, second, r_top, r_second, below = carry
+        top, second, r_top, r_second, below, r_below = carry
         r_new = r[t]
         is_site = site[t]
-        flat = below.reshape(-1, 2)
-
-        def popping(state):
-            top, second, r_top, r_second = state
-            a = (top - second).astype(dtype) * step_size
-            b = (t - top).astype(dtype) * step_size
-            c = a + b
-            return is_site & (second >= 0) & (
-                c * r_top - b * r_second - a * r_new - a * b * c > 0)
 
         def pop(state):
-            mask = popping(state)
-            top, second, r_top, r_second = state
-            entry = flat[jnp.maximum(second, 0) * lanes + lane]
-            return (jnp.where(mask, second, top),
-                    jnp.where(mask, entry[:, 0].astype(jnp.int32), second),
-                    jnp.where(mask, r_second, r_top),
-                    jnp.where(mask, entry[:, 1], r_second))
+            top, second, r_top, r_second, mask = state
+            at = jnp.maximum(second, 0) * lanes + lane
+            deeper = below.reshape(-1)[at]
+            r_deeper = r_below.reshape(-1)[at]
+            top = jnp.where(mask, second, top)
+            second = jnp.where(mask, deeper, second)
+            r_top = jnp.where(mask, r_second, r_top)
+            r_second = jnp.where(mask, r_deeper, r_second)
+            return (top, second, r_top, r_second,
+                    popping(top, second, r_top, r_second, t, r_new, is_site))
 
-        top, second, r_top, r_second = lax.while_loop(
-            lambda state: jnp.any(popping(state)), pop,
-            (top, second, r_top, r_second))
-        row = jnp.stack([jnp.where(is_site, top, n).astype(dtype),
-                         jnp.where(is_site & (top >= 0), r_top, 0)], axis=-1)
-        below = lax.dynamic_update_slice(below, row[None],
-                                         (t, jnp.int32(0), jnp.int32(0)))
+        mask = popping(top, second, r_top, r_second, t, r_new, is_site)
+        top, second, r_top, r_second, _ = lax.while_loop(
+            lambda state: jnp.any(state[-1]), pop,
+            (top, second, r_top, r_second, mask))
+        below = lax.dynamic_update_slice(
+            below, jnp.where(is_site, top, n)[None], (t, jnp.int32(0)))
+        r_below = lax.dynamic_update_slice(
+            r_below, jnp.where(is_site & (top >= 0), r_top, 0)[None],
+            (t, jnp.int32(0)))
         second = jnp.where(is_site, top, second)
         r_second = jnp.where(is_site, r_top, r_second)
         top = jnp.where(is_site, t, top)
         r_top = jnp.where(is_site, r_new, r_top)
-        return (top, second, r_top, r_second, below), None
+        return (top, second, r_top, r_second, below, r_below), None
 
     minus = jnp.full(lanes, -1, jnp.int32)
     zero = jnp.zeros(lanes, dtype)
-    below = jnp.zeros((n, lanes, 2), dtype)
-    (_, _, _, _, below), _ = lax.scan(
-        push, (minus, minus, zero, zero, below),
-        jnp.arange(n, dtype=jnp.int32))
-    return below[..., 0].astype(jnp.int32), below[..., 1]
+    init = (minus, minus, zero, zero, jnp.zeros((n, lanes), jnp.int32),
+            jnp.zeros((n, lanes), dtype))
+    (*_, below, r_below), _ = lax.scan(push, init,
+                                       jnp.arange(n, dtype=jnp.int32))
+    return below, r_below
 
 
 def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
@@ -285,16 +288,22 @@ def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
     lanes = math.prod(shape) // n
 
     def lines(x):
-        return jnp.moveaxis(x, axis, 0).reshape(n, lanes)
+        # Materialised: fused into the scans, the transpose would make every
+        # step read a strided column.
+        return lax.optimization_barrier(
+            jnp.moveaxis(x, axis, 0).reshape(n, lanes))
 
     # Squared distance across the line from each site to its feature.
+    previous = [lines(features[other]) for other in range(axis)]
     r = jnp.zeros((n, lanes), dtype)
     for other in range(axis):
-        t = lines(features[other] - _coordinates(shape, other)).astype(dtype)
+        across = jnp.moveaxis(_coordinates(shape, other), axis, 0)
+        t = (previous[other] - across.reshape(n, lanes)).astype(dtype)
         if sampling is not None:
             t = t * sampling[other]
         r = r + t * t
-    site = lines(features[0]) >= 0
+    r = lax.optimization_barrier(r)
+    site = previous[0] >= 0
     step_size = (jnp.asarray(1.0, dtype) if sampling is None
                  else sampling[axis])
     below, r_below = _build_stack(r, site, step_size)
@@ -324,7 +333,6 @@ def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
 
     # For every position: the next kept site, the position where the walk
     # reaches it, and the last kept site reached at that same position.
-    previous = [lines(features[other]) for other in range(axis)]
 
     def backward(carry, inputs):
         start, target, target_features = carry
@@ -365,7 +373,10 @@ def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
     for other in range(axis):
         out[other] = back(jnp.where(found, chosen_features[other],
                                     previous[other]))
-    out[axis] = back(jnp.where(found, chosen, lines(features[axis])))
+    # Before this pass an element's coordinate along ``axis`` is its own
+    # (0 where no feature has been found yet).
+    own = jnp.where(site, position, 0)
+    out[axis] = back(jnp.where(found, chosen, own))
     return out
 
 
