@@ -177,12 +177,21 @@ def _squared_sum(features: list[Array], sampling: Array | None,
                  dtype: np.dtype) -> Array:
     """``sum(((feature - index) * sampling) ** 2)``, in axis order."""
     shape = features[0].shape
-    total = None
+    squares = []
     for axis, feature in enumerate(features):
         t = (feature - _coordinates(shape, axis)).astype(dtype)
         if sampling is not None:
             t = t * sampling[axis]
-        total = t * t if total is None else total + t * t
+        squares.append(t * t)
+    return _sum_in_order(squares, sampling)
+
+
+def _sum_in_order(terms: list[Array], sampling: Array | None) -> Array:
+    """``terms[0] + terms[1] + ...`` of squares, rounded as SciPy rounds."""
+    terms = _rounded(terms, _traced_zero(sampling))
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
     return total
 
 
@@ -219,8 +228,25 @@ def _nearest_along_first(background: Array) -> Array:
     return jnp.where(nearest > n, -1, nearest)
 
 
-def _build_stack(r: Array, site: Array, step_size: Array) -> tuple[Array,
-                                                                   Array]:
+def _traced_zero(sampling: Array | None) -> Array | None:
+    """0 computed from ``sampling`` (None without it); see `_rounded`."""
+    return None if sampling is None else sampling[0] * 0
+
+
+def _rounded(values: list[Array], zero: Array | None) -> list[Array]:
+    """Non-negative products ``values``, each rounded on its own.
+
+    XLA's CPU backend fuses a product and the sum it feeds into one
+    multiply-add, which rounds once where SciPy's C code rounds twice.  A
+    maximum with ``zero`` (a traced 0, which the compiler cannot fold away)
+    keeps them apart.  ``zero`` is None where the arithmetic is exact
+    (integer values), and nothing is done.
+    """
+    return values if zero is None else [jnp.maximum(v, zero) for v in values]
+
+
+def _build_stack(r: Array, site: Array, step_size: Array,
+                 zero: Array | None) -> tuple[Array, Array]:
     """Maurer's stack along axis 0 of ``(n, lanes)`` arrays.
 
     ``r`` is each site's squared distance to its feature across the line.
@@ -236,8 +262,11 @@ def _build_stack(r: Array, site: Array, step_size: Array) -> tuple[Array,
         a = (top - second).astype(dtype) * step_size
         b = (t - top).astype(dtype) * step_size
         c = a + b
+        # SciPy's test, with the products rounded before the differences.
+        products = _rounded([c * r_top, b * r_second, a * r_new, a * b * c],
+                            zero)
         return is_site & (second >= 0) & (
-            c * r_top - b * r_second - a * r_new - a * b * c > 0)
+            products[0] - products[1] - products[2] - products[3] > 0)
 
     def push(carry, t):
         top, second, r_top, r_second, below, r_below = carry
@@ -295,18 +324,19 @@ def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
 
     # Squared distance across the line from each site to its feature.
     previous = [lines(features[other]) for other in range(axis)]
-    r = jnp.zeros((n, lanes), dtype)
+    squares = []
     for other in range(axis):
         across = jnp.moveaxis(_coordinates(shape, other), axis, 0)
         t = (previous[other] - across.reshape(n, lanes)).astype(dtype)
         if sampling is not None:
             t = t * sampling[other]
-        r = r + t * t
-    r = lax.optimization_barrier(r)
+        squares.append(t * t)
+    r = lax.optimization_barrier(_sum_in_order(squares, sampling))
     site = previous[0] >= 0
     step_size = (jnp.asarray(1.0, dtype) if sampling is None
                  else sampling[axis])
-    below, r_below = _build_stack(r, site, step_size)
+    zero = _traced_zero(sampling)
+    below, r_below = _build_stack(r, site, step_size, zero)
 
     # Sites still on the stack: no later site was pushed onto one below.
     later = _running(below, jnp.minimum, reverse=True)
@@ -318,7 +348,7 @@ def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
     # moves on when the next site is strictly nearer).
     def delta(rr, p, x):
         t = (p - x) * step_size
-        return rr + t * t
+        return rr + _rounded([t * t], zero)[0]
 
     p = position.astype(dtype)
     q = jnp.maximum(below, 0).astype(dtype)
@@ -618,22 +648,22 @@ def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
         for axis in range(len(shape) - 1, -1, -1):
             place[axis] = rest % shape[axis]
             rest = rest // shape[axis]
-        total = None
+        terms = []
         for axis in range(len(shape)):
             t = coords[axis] - place[axis]
             if metric == 1:
                 t = t.astype(dtype)
                 if sampling is not None:
                     t = t * sampling[axis]
-                term = t * t
+                terms.append(t * t)
             else:
-                term = jnp.abs(t).astype(jnp.uint32)
-            if total is None:
-                total = term
-            elif metric == 3:
+                terms.append(jnp.abs(t).astype(jnp.uint32))
+        if metric == 3:
+            total = terms[0]
+            for term in terms[1:]:
                 total = jnp.maximum(total, term)
-            else:
-                total = total + term
+        else:
+            total = _sum_in_order(terms, sampling if metric == 1 else None)
         # SciPy's list holds the border in reverse raster order and keeps
         # the first strictly nearer one: the last in raster order wins.
         better = valid & (total <= best)
