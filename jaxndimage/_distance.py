@@ -428,7 +428,10 @@ def _edt_kernel(input: Array, sampling: Array | None, *,
 @partial(jax.jit, static_argnames=("dtype",))
 def _feature_distances(features: Array, sampling: Array | None, *,
                        dtype: np.dtype) -> Array:
-    return jnp.sqrt(_squared_sum(list(features), sampling, dtype))
+    squared = _squared_sum(list(features), sampling, dtype)
+    # sqrt, with a zero gradient (not NaN) at the background.
+    positive = squared > 0
+    return jnp.where(positive, jnp.sqrt(jnp.where(positive, squared, 1)), 0)
 
 
 # --------------------------------------------------------------------------
@@ -771,7 +774,8 @@ def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
             candidates = jnp.arange(flat.size, dtype=jnp.int32)
         else:
             border = np.flatnonzero(np.asarray(_border(flat != 0)))
-            count = 1 << max(int(border.size - 1).bit_length(), 0)
+            # A power of two, at least 64: few programs whatever the image.
+            count = max(64, 1 << int(border.size - 1).bit_length())
             candidates = np.full(count, -1, np.int32)
             candidates[:border.size] = border
             candidates = jnp.asarray(candidates)
