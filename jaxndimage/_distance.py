@@ -51,6 +51,7 @@ Brute force (`distance_transform_bf`)
 
 from __future__ import annotations
 
+import functools
 import math
 from functools import partial
 from typing import Any
@@ -61,7 +62,7 @@ import numpy as np
 from jax import lax
 
 from jaxndimage import _distributed
-from jaxndimage._dispatch import is_jax_array, ndimage_function
+from jaxndimage._dispatch import ndimage_function
 from jaxndimage._support import normalize_sequence
 
 __all__ = [
@@ -149,11 +150,7 @@ def _whole_dask(func):
         result = func(np.asarray(input.compute()), *args, **kwargs)
         return jax.tree.map(lambda a: da.from_array(np.asarray(a)), result)
 
-    wrapper.__wrapped__ = func
-    for name in ("__name__", "__qualname__", "__doc__", "__module__"):
-        setattr(wrapper, name, getattr(func, name))
-    wrapper.__signature__ = __import__("inspect").signature(func)
-    return wrapper
+    return functools.wraps(func)(wrapper)
 
 
 def _float_dtype() -> np.dtype:

@@ -192,7 +192,7 @@ def test_jax_arrays_jit_and_vmap():
         assert isinstance(jax.tree.leaves(result)[0], jax.Array)
         for k, image in enumerate(images):
             expected = reference(image)
-            got = jax.tree.map(lambda r: np.asarray(r[k]), result)
+            got = jax.tree.map(lambda r, k=k: np.asarray(r[k]), result)
             np.testing.assert_allclose(
                 jax.tree.leaves(got)[0], jax.tree.leaves(expected)[0],
                 rtol=1e-6)
