@@ -197,8 +197,7 @@ def _sum_in_order(terms: list[Array], sampling: Array | None) -> Array:
 # --------------------------------------------------------------------------
 
 def _running(values: Array, op, reverse: bool = False) -> Array:
-    """Running ``op`` along axis 0 by a scan (cheaper than a parallel
-    prefix on CPU)."""
+    """Running ``carry = op(carry, row)`` along axis 0, by one scan."""
     def step(carry, row):
         carry = op(carry, row)
         return carry, carry
@@ -206,6 +205,21 @@ def _running(values: Array, op, reverse: bool = False) -> Array:
     _, out = lax.scan(step, values[-1] if reverse else values[0], values,
                       reverse=reverse)
     return out
+
+
+def _to_front(x: Array, axis: int) -> Array:
+    """``x`` with ``axis`` moved to the front, materialised: fused into a
+    scan, the transpose would make every step read a strided slice."""
+    if axis == 0:
+        return x
+    return lax.optimization_barrier(jnp.moveaxis(x, axis, 0))
+
+
+def _from_front(x: Array, axis: int) -> Array:
+    """Inverse of `_to_front` (materialised for the same reason)."""
+    if axis == 0:
+        return x
+    return lax.optimization_barrier(jnp.moveaxis(x, 0, axis))
 
 
 # --------------------------------------------------------------------------
@@ -314,10 +328,7 @@ def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
     lanes = math.prod(shape) // n
 
     def lines(x):
-        # Materialised: fused into the scans, the transpose would make every
-        # step read a strided column.
-        return lax.optimization_barrier(
-            jnp.moveaxis(x, axis, 0).reshape(n, lanes))
+        return _to_front(x, axis).reshape(n, lanes)
 
     # Squared distance across the line from each site to its feature.
     previous = [lines(features[other]) for other in range(axis)]
@@ -392,8 +403,8 @@ def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
         walk, (first, first_features), jnp.arange(n, dtype=jnp.int32))
 
     def back(x):
-        return jnp.moveaxis(x.reshape((n,) + tuple(
-            s for i, s in enumerate(shape) if i != axis)), 0, axis)
+        return _from_front(x.reshape((n,) + tuple(
+            s for i, s in enumerate(shape) if i != axis)), axis)
 
     found = chosen >= 0
     out = list(features)
@@ -542,24 +553,23 @@ def _cdt_separable(input: Array, *, chessboard: bool) -> Array:
     if chessboard:
         best = None
         for axis in range(ndim):
-            x = jnp.moveaxis(d, axis, 0)
+            x = _to_front(d, axis)
 
             def op(carry, row):
                 return jnp.minimum(row, _min3(carry, range(row.ndim)) + 1)
 
             cone = jnp.minimum(_running(x, op), _running(x, op, reverse=True))
-            cone = jnp.moveaxis(cone, 0, axis)
+            cone = _from_front(cone, axis)
             best = cone if best is None else jnp.minimum(best, cone)
         d = best
     else:
         for axis in range(ndim):
-            x = jnp.moveaxis(d, axis, 0)
+            x = _to_front(d, axis)
 
             def op(carry, row):
                 return jnp.minimum(row, carry + 1)
 
-            x = _running(_running(x, op), op, reverse=True)
-            d = jnp.moveaxis(x, 0, axis)
+            d = _from_front(_running(_running(x, op), op, reverse=True), axis)
     return jnp.where(d >= _FAR, -1, d)
 
 
