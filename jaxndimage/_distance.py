@@ -22,8 +22,14 @@ Euclidean (`distance_transform_edt`)
       popped, which a reverse running minimum of the "site below" pointers
       tells; the positions where the walk moves from one stacked site to the
       next follow from the two sites' parabolas (checked with SciPy's own
-      floating-point comparison), and a second scan walks all lines at once,
-      one position per step.
+      floating-point comparison).  A reverse scan tabulates, per site, where
+      the walk reaches the next kept site and the last site reached at that
+      same position, and a final scan walks all lines at once, one position
+      (and one table lookup) per step.
+
+    Products are kept out of XLA's fused multiply-adds (see `_rounded`), so
+    with any sampling the comparisons, and so the ties, round as SciPy's C
+    code rounds.
 
     Distances are then computed from the features as SciPy computes them
     (``sqrt(sum(((feature - index) * sampling) ** 2))``, summed in axis
@@ -46,7 +52,18 @@ Chamfer (`distance_transform_cdt`)
 
 Brute force (`distance_transform_bf`)
     As SciPy: every element against every background element next to the
-    foreground; of equally near ones the last in raster order wins.
+    foreground; of equally near ones the last in raster order wins.  The
+    list of border elements is found on the host for concrete input (padded
+    to a power of two, so few programs compile); traced input compares with
+    every element.
+
+Common to the three
+    ``distances=``/``indices=`` are written in place when they are numpy
+    arrays and ignored otherwise, as SciPy does.  A dask input is computed
+    whole (a distance reaches across the whole array) and the results come
+    back as dask arrays.  A chamfer structure whose rank differs from the
+    input's raises RuntimeError (SciPy reads past it and returns undefined
+    values).
 """
 
 from __future__ import annotations
