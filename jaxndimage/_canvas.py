@@ -51,7 +51,7 @@ from jaxndimage._cache import KernelCache
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 
 __all__ = ["BUCKETS", "ExactGrid", "FlatGrid", "Margins", "bucket_length",
-           "pointwise", "shape_generic"]
+           "concrete_on_cpu", "flat_bucket", "pointwise", "shape_generic"]
 
 Array = jax.Array
 
@@ -306,7 +306,8 @@ def build_canvas(x: np.ndarray, margins: Margins
     return stored, length, geometry, core
 
 
-def _concrete_on_cpu(x: Any) -> bool:
+def concrete_on_cpu(x: Any) -> bool:
+    """True for a numpy array or a concrete JAX array on one CPU device."""
     if isinstance(x, jax.core.Tracer):
         return False
     if isinstance(x, np.ndarray):
@@ -351,7 +352,7 @@ def shape_generic(static_argnames: tuple[str, ...],
 
         @functools.wraps(kernel)
         def call(x, *arrays, **static):
-            if (x.ndim == 0 or not _concrete_on_cpu(x) or any(
+            if (x.ndim == 0 or not concrete_on_cpu(x) or any(
                     isinstance(leaf, jax.core.Tracer)
                     for leaf in jax.tree.leaves(arrays))):
                 return exact(x, *arrays, **static)
@@ -372,6 +373,14 @@ def shape_generic(static_argnames: tuple[str, ...],
     return decorate
 
 
+def flat_bucket(values: np.ndarray) -> np.ndarray:
+    """A 1-D array copied into a zero-padded buffer of a bucket length."""
+    buffer = _aligned_empty(bucket_length(values.size), values.dtype)
+    buffer[:values.size] = values
+    buffer[values.size:] = 0
+    return buffer
+
+
 @functools.cache
 def _pointwise_kernel(function: Callable, static_names: tuple[str, ...]
                       ) -> KernelCache:
@@ -387,17 +396,10 @@ def pointwise(function: Callable, *arrays: Array, **static: Any) -> Array:
     bucket length; traced arrays are passed through as they are.
     """
     shape = arrays[0].shape
-    if not arrays[0].size or not all(_concrete_on_cpu(a) for a in arrays):
+    if not arrays[0].size or not all(concrete_on_cpu(a) for a in arrays):
         return function(*arrays, **static)
     size = int(np.prod(shape))
-    length = bucket_length(size)
-    flat = []
-    for array in arrays:
-        host = np.asarray(array)
-        buffer = _aligned_empty(length, host.dtype)
-        buffer[:size] = host.reshape(-1)
-        buffer[size:] = 0
-        flat.append(buffer)
+    flat = [flat_bucket(np.asarray(array).reshape(-1)) for array in arrays]
     kernel = _pointwise_kernel(function, tuple(static))
     result = np.asarray(kernel(*flat, **static))[:size].reshape(shape)
     return jax.device_put(np.ascontiguousarray(result))
