@@ -349,6 +349,12 @@ _points_bucketed = KernelCache(jax.jit(_points_flat,
                                        static_argnames=_POINTS_STATIC))
 
 
+def _shape_generic(input: Array, order: int) -> bool:
+    """Whether :func:`_points_kernel` interpolates ``input`` on buckets."""
+    return (input.ndim > 0 and min(input.shape) > order + 2
+            and concrete_on_cpu(input))
+
+
 def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
                    npad: int, order: int, mode: str, dtype: np.dtype,
                    out_dtype: np.dtype) -> Array:
@@ -361,8 +367,8 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     """
     static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
                   out_dtype=out_dtype)
-    if (isinstance(coordinates, _GridSums) or min(c.shape) <= order + 2
-            or not (concrete_on_cpu(c) and concrete_on_cpu(coordinates))
+    if (isinstance(coordinates, _GridSums) or not _shape_generic(c, order)
+            or not concrete_on_cpu(coordinates)
             or isinstance(cval, jax.core.Tracer)):
         return _points_exact(c, coordinates, cval, **static)
     out_shape = coordinates.shape[1:]
@@ -837,6 +843,15 @@ def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
     empty = _empty(out_shape, input, cval, out)
     if empty is not None:
         return empty
+    if _shape_generic(input, order):
+        # SciPy's coordinates, rounded on the host as its C rounds them,
+        # interpolated on one flat list of points: nothing compiles for a
+        # new shape.
+        grid = [(np.arange(n) + 0.5) * r - 0.5 if grid_mode else
+                np.arange(n) * r for n, r in zip(out_shape, ratios)]
+        points = np.stack(np.meshgrid(*grid, indexing="ij"))
+        return _map_kernel(input, points, cval, order=order, mode=mode,
+                           prefilter=bool(prefilter), out_dtype=out)
     return _zoom_shift_kernel(
         input, jnp.asarray(ratios, _coordinate_dtype()), None, cval,
         out_shape=out_shape, order=order, mode=mode,
