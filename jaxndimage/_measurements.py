@@ -314,9 +314,9 @@ def _extreme(groups: _Groups, values: jax.Array, find_max: bool
     if groups.count == 1:
         info = (jnp.finfo if values.dtype.kind in "fc" else jnp.iinfo)(
             values.dtype)
-        fill = info.min if find_max else info.max
+        fill = np.array(info.min if find_max else info.max, values.dtype)
         if values.dtype.kind == "f":
-            fill = -jnp.inf if find_max else jnp.inf
+            fill = np.array(-np.inf if find_max else np.inf, values.dtype)
         masked = jnp.where(groups.segments == 0, values, fill)
         reduce = jnp.max if find_max else jnp.min
         return reduce(masked, keepdims=True)
