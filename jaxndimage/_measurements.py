@@ -111,7 +111,7 @@ def _scalar(value: Any) -> Any:
 
 def _rows(array: Any) -> list:
     """The first axis of ``array`` as a list of its elements."""
-    return [array[i] for i in range(array.shape[0])]
+    return [array[i, ...] for i in range(array.shape[0])]
 
 
 def _positions(positions: Any) -> Any:
@@ -1124,7 +1124,10 @@ def _positions_of(groups: _Groups, find_max: bool) -> jax.Array:
     for one region; with an index array SciPy takes any tied position)."""
     extreme = _extreme(groups, groups.values, find_max)
     flat = _first_position(groups, groups.values, extreme)
-    return _per_index(groups, _coordinates(flat, groups.shape))
+    positions = _per_index(groups, _coordinates(flat, groups.shape))
+    if positions.ndim > 1:  # SciPy lists the positions of an n-d index flat
+        positions = positions.reshape((-1, positions.shape[-1]))
+    return positions
 
 
 def _position_result(reduction: str) -> Callable:
@@ -1135,8 +1138,6 @@ def _position_result(reduction: str) -> Callable:
     def finish(result, bound):
         positions, count = result
         check((positions, count), bound)
-        if positions.ndim > 1:
-            positions = positions.reshape((-1, positions.shape[-1]))
         return _positions(positions)
 
     return finish
