@@ -111,7 +111,7 @@ def _scalar(value: Any) -> Any:
 
 def _rows(array: Any) -> list:
     """The first axis of ``array`` as a list of its elements."""
-    return [array[i, ...] for i in range(array.shape[0])]
+    return [_scalar(array[i, ...]) for i in range(array.shape[0])]
 
 
 def _positions(positions: Any) -> Any:
