@@ -187,38 +187,47 @@ def _measurement(*array_params: str,
 class _Groups(NamedTuple):
     """Points of ``input`` sorted into groups.
 
-    ``values`` and ``segments`` are flat, of the broadcast shape of input
-    and labels; ``segments`` is None when every point is measured (one
-    group).  Group ``count`` holds the points that are not measured.
-    ``rank`` maps each element of an index array to its group (None for a
-    single group, whose result is 0-d).  ``shape`` is the shape of the
-    broadcast input.
+    ``values`` (and ``labels``) are flat, of the broadcast shape of input
+    and labels.  ``segments`` is None when every point is measured (one
+    group), else each point's group: ``0 .. count - 1`` are measured, the
+    others (up to ``size - 1``) are not.  Per-group arrays have ``size``
+    entries.  ``rank`` maps each element of an index array to its group
+    (None for a single group, whose result is 0-d); ``shape`` is the shape
+    of the broadcast input.
     """
 
     values: jax.Array
+    labels: jax.Array | None
     segments: jax.Array | None
     count: int
+    size: int
     rank: jax.Array | None
     index_shape: tuple[int, ...] | None
     shape: tuple[int, ...]
 
 
-def _index_array(index: Any) -> jax.Array:
-    if is_jax_array(index):
-        return index
-    return jnp.asarray(as_numpy(index))
+#: Points outside every group are spread over this many groups, so that the
+#: segment reductions do not all write to one address (XLA's CPU scatter
+#: serialises on it).
+_SPREAD = 256
 
 
-def _broadcast(input: jax.Array, labels: jax.Array) -> tuple[jax.Array,
-                                                            jax.Array]:
+class _Plan(NamedTuple):
+    """The static part of a grouping: how ``labels`` and ``index`` select."""
+
+    mode: str  # "all" (no labels), "positive", "scalar" or "array"
+    exact_index: bool
+    table: int | None  # size of a lookup table from label to group
+
+
+def _broadcast_shape(input_shape, labels_shape) -> tuple[int, ...]:
     try:
-        shape = np.broadcast_shapes(input.shape, labels.shape)
+        return tuple(np.broadcast_shapes(input_shape, labels_shape))
     except ValueError:
         raise ValueError(
             f"labels: input and labels must have the same shape (excepting "
-            f"dimensions with width 1), got {input.shape} and "
-            f"{labels.shape}") from None
-    return jnp.broadcast_to(input, shape), jnp.broadcast_to(labels, shape)
+            f"dimensions with width 1), got {tuple(input_shape)} and "
+            f"{tuple(labels_shape)}") from None
 
 
 def _safely_castable_to_int(dtype: np.dtype) -> bool:
@@ -229,51 +238,89 @@ def _safely_castable_to_int(dtype: np.dtype) -> bool:
             or (dtype.kind == "u" and dtype.itemsize < size))
 
 
-def _groups(input: Any, labels: Any, index: Any, *,
-            exact_index: bool = False) -> _Groups:
-    """Group the points of ``input`` by ``labels`` and ``index``.
+def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
+          ) -> tuple[_Plan, Any, Any, Any]:
+    """Validate ``labels``/``index`` and choose how to group (on the host).
+
+    Returns the plan, labels and index as JAX arrays (or None) and the
+    lowest label (for a lookup table) or None.
+    """
+    if labels is None:
+        return _Plan("all", exact_index, None), None, None, None
+    labels = jnp.asarray(labels)
+    _broadcast_shape(input.shape, labels.shape)
+    if index is None:
+        return _Plan("positive", exact_index, None), labels, None, None
+    if np.isscalar(index):
+        return _Plan("scalar", exact_index, None), labels, jnp.asarray(
+            index), None
+    index = index if is_jax_array(index) else jnp.asarray(as_numpy(index))
+    table, low = None, None
+    # Integer labels on concrete arrays: one gather from a lookup table
+    # instead of a binary search per point.  Table sizes are powers of two
+    # (a bounded number of programs).
+    if (labels.dtype.kind in "iub" and labels.size and index.size
+            and not _is_traced(labels)):
+        low, high = (int(v) for v in jax.device_get(
+            (labels.min(), labels.max())))
+        span = high - low + 1
+        if span <= max(4 * labels.size, 2 ** 16) and span < 2 ** 31:
+            table = 1 << (span - 1).bit_length()
+        else:
+            low = None
+    return _Plan("array", exact_index, table), labels, index, low
+
+
+def _groups(plan: _Plan, input: jax.Array, labels: jax.Array | None,
+            index: jax.Array | None, low: jax.Array | None) -> _Groups:
+    """Group the points of ``input`` by ``labels`` and ``index`` (traced).
 
     With integer labels SciPy counts by ``bincount`` and truncates a float
     index to an integer first (``1.5`` measures label 1); with other labels,
     or when ``exact_index`` (labeled_comprehension), index values match
     labels exactly.
     """
-    input = jnp.asarray(input)
-    if labels is None:
-        return _Groups(input.ravel(), None, 1, None, None, input.shape)
-    input, labels = _broadcast(input, jnp.asarray(labels))
-    values, labels = input.ravel(), labels.ravel()
-    if index is None:
-        segments = jnp.where(labels > 0, 0, 1)
-        return _Groups(values, segments, 1, None, None, input.shape)
-    if np.isscalar(index):
-        segments = jnp.where(labels == index, 0, 1)
-        return _Groups(values, segments, 1, None, None, input.shape)
-    index = _index_array(index)
+    if plan.mode == "all":
+        return _Groups(input.ravel(), None, None, 1, 1, None, None,
+                       input.shape)
+    shape = _broadcast_shape(input.shape, labels.shape)
+    values = jnp.broadcast_to(input, shape).ravel()
+    labels = jnp.broadcast_to(labels, shape).ravel()
+    if plan.mode != "array":
+        selected = labels > 0 if plan.mode == "positive" else labels == index
+        return _Groups(values, labels, jnp.where(selected, 0, 1), 1, 2, None,
+                       None, shape)
     keys = index.ravel()
     count = keys.size
-    if (not exact_index and keys.dtype.kind == "f" and labels.size
+    if (not plan.exact_index and keys.dtype.kind == "f" and labels.size
             and _safely_castable_to_int(labels.dtype)):
         counted = (labels.min() >= 0) & (labels.max() <= labels.size)
         keys = jnp.where(counted, jnp.trunc(keys), keys)
+    spread = (jnp.arange(labels.size, dtype=np.int32) % _SPREAD) + count
     if count == 0:
-        return _Groups(values, jnp.zeros(labels.shape, np.int32), 0,
-                       jnp.zeros((0,), np.int32), index.shape, input.shape)
-    common = jnp.result_type(labels.dtype, keys.dtype)
-    keys, labels = keys.astype(common), labels.astype(common)
-    segments, rank = _segment_ids(labels, keys)
-    return _Groups(values, segments, count, rank, index.shape, input.shape)
-
-
-@cached_jit()
-def _segment_ids(labels: jax.Array, keys: jax.Array):
-    """Group of each label (its key's position in sorted order, or
-    ``keys.size``) and the group of each key."""
-    count = keys.size
+        return _Groups(values, labels, spread, 0, _SPREAD,
+                       jnp.zeros((0,), np.int32), index.shape, shape)
     ordered = jnp.sort(keys)
-    position = jnp.minimum(jnp.searchsorted(ordered, labels), count - 1)
-    segments = jnp.where(ordered[position] == labels, position, count)
-    return segments.astype(np.int32), jnp.searchsorted(ordered, keys)
+    rank = jnp.searchsorted(ordered, keys).astype(np.int32)
+    if plan.table is not None:
+        slot = keys - low
+        usable = (slot == jnp.trunc(slot)) & (slot >= 0) & (
+            slot < plan.table)
+        slot = jnp.where(usable, slot, plan.table).astype(np.int32)
+        lookup = jnp.full((plan.table,), count, np.int32).at[slot].min(
+            rank, mode="drop")
+        group = lookup[(labels.astype(jnp.result_type(int)) - low).astype(
+            np.int32)]
+    else:
+        common = jnp.result_type(labels.dtype, keys.dtype)
+        ordered = ordered.astype(common)
+        position = jnp.minimum(jnp.searchsorted(ordered, labels.astype(
+            common)), count - 1).astype(np.int32)
+        group = jnp.where(ordered[position] == labels.astype(common),
+                          position, count)
+    segments = jnp.where(group < count, group, spread)
+    return _Groups(values, labels, segments, count, count + _SPREAD, rank,
+                   index.shape, shape)
 
 
 def _per_index(groups: _Groups, per_group: jax.Array) -> jax.Array:
@@ -285,17 +332,26 @@ def _per_index(groups: _Groups, per_group: jax.Array) -> jax.Array:
     return result.reshape(groups.index_shape + per_group.shape[1:])
 
 
-# Reductions over groups.  One group is a masked reduction (vectorised);
-# more use XLA's segment reductions.
+# Reductions over groups.  One group is a masked reduction (vectorised, the
+# other group's entry left 0); more use XLA's segment reductions.
+
+def _pad(first: jax.Array, groups: _Groups) -> jax.Array:
+    """A masked result as ``groups.size`` entries."""
+    if groups.size == 1:
+        return first
+    return jnp.concatenate([first, jnp.zeros((groups.size - 1,)
+                                             + first.shape[1:], first.dtype)])
+
 
 def _group_sum(groups: _Groups, values: jax.Array) -> jax.Array:
     if groups.segments is None:
         return jnp.sum(values, axis=0, keepdims=True)
-    if groups.count == 1:
+    if groups.rank is None:
         mask = (groups.segments == 0).reshape((-1,) + (1,) * (values.ndim - 1))
-        return jnp.sum(jnp.where(mask, values, 0), axis=0, keepdims=True)
+        return _pad(jnp.sum(jnp.where(mask, values, 0), axis=0,
+                            keepdims=True), groups)
     return jax.ops.segment_sum(values, groups.segments,
-                               num_segments=groups.count + 1)
+                               num_segments=groups.size)
 
 
 def _group_count(groups: _Groups) -> jax.Array:
@@ -308,20 +364,19 @@ def _extreme(groups: _Groups, values: jax.Array, find_max: bool
     """Minimum or maximum per group; the reduction's identity where empty."""
     if values.dtype == np.bool_:
         values = values.astype(np.uint8)
+    reduce = jnp.max if find_max else jnp.min
     if groups.segments is None:
-        reduce = jnp.max if find_max else jnp.min
         return reduce(values, keepdims=True)
-    if groups.count == 1:
+    if groups.rank is None:
         info = (jnp.finfo if values.dtype.kind in "fc" else jnp.iinfo)(
             values.dtype)
         fill = np.array(info.min if find_max else info.max, values.dtype)
         if values.dtype.kind == "f":
             fill = np.array(-np.inf if find_max else np.inf, values.dtype)
         masked = jnp.where(groups.segments == 0, values, fill)
-        reduce = jnp.max if find_max else jnp.min
-        return reduce(masked, keepdims=True)
+        return _pad(reduce(masked, keepdims=True), groups)
     segment = jax.ops.segment_max if find_max else jax.ops.segment_min
-    return segment(values, groups.segments, num_segments=groups.count + 1)
+    return segment(values, groups.segments, num_segments=groups.size)
 
 
 def _first_position(groups: _Groups, values: jax.Array, extreme: jax.Array
@@ -333,18 +388,16 @@ def _first_position(groups: _Groups, values: jax.Array, extreme: jax.Array
     if values.dtype == np.bool_:
         values = values.astype(np.uint8)
     if groups.segments is None:
-        hit = values == extreme[0]
-    else:
-        hit = values == jnp.append(extreme, extreme[-1])[groups.segments]
-    candidate = jnp.where(hit, flat, size)
-    if groups.segments is None:
-        first = jnp.min(candidate, keepdims=True)
-    elif groups.count == 1:
-        first = jnp.min(jnp.where(groups.segments == 0, candidate, size),
+        first = jnp.min(jnp.where(values == extreme[0], flat, size),
                         keepdims=True)
+        return jnp.where(first >= size, 0, first)
+    candidate = jnp.where(values == extreme[groups.segments], flat, size)
+    if groups.rank is None:
+        first = _pad(jnp.min(jnp.where(groups.segments == 0, candidate,
+                                       size), keepdims=True), groups)
     else:
         first = jax.ops.segment_min(candidate, groups.segments,
-                                    num_segments=groups.count + 1)
+                                    num_segments=groups.size)
     return jnp.where(first >= size, 0, first)
 
 
@@ -760,6 +813,23 @@ def value_indices(arr, *, ignore_value=None):
 _STATISTIC_PARAMETERS = ("input", "labels")
 
 
+def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
+             exact_index: bool = False, operands: tuple = ()) -> Any:
+    """Plan the grouping on the host, then run ``statistic`` as one
+    compiled program."""
+    input = jnp.asarray(input)
+    plan, labels, index, low = _plan(input, labels, index, exact_index)
+    low = None if low is None else jnp.asarray(low, jnp.result_type(int))
+    return _measure_kernel(input, labels, index, low, operands,
+                           statistic=statistic, plan=plan)
+
+
+@cached_jit(static_argnames=("statistic", "plan"))
+def _measure_kernel(input, labels, index, low, operands, *, statistic, plan):
+    groups = _groups(plan, input, labels, index, low)
+    return _BODIES[statistic](groups, *operands)
+
+
 def _nonempty(reduction: str) -> Callable:
     """A finish step that raises numpy's ValueError for the minimum or
     maximum of an empty region (outside a trace)."""
@@ -806,7 +876,10 @@ def sum_labels(input, labels=None, index=None):
     >>> jaxndimage.sum_labels(input, labels)
     np.int64(6)
     """
-    groups = _groups(input, labels, index)
+    return _measure("sum", input, labels, index)
+
+
+def _sum_body(groups: _Groups) -> jax.Array:
     _, sums = _sums(groups)
     result = _per_index(groups, sums)
     if groups.rank is None:
@@ -839,7 +912,7 @@ def sum(input, labels=None, index=None):
     >>> jaxndimage.sum([1, 2, 3], [1, 0, 1], index=[1])
     array([4.])
     """
-    return sum_labels.__wrapped__(input, labels, index)
+    return _measure("sum", input, labels, index)
 
 
 def _mean(groups: _Groups) -> jax.Array:
@@ -876,8 +949,7 @@ def mean(input, labels=None, index=None):
     >>> jaxndimage.mean(a, labels=labels, index=[0, 1])
     array([10.28571429, 21.        ])
     """
-    groups = _groups(input, labels, index)
-    return _per_index(groups, _mean(groups))
+    return _measure("mean", input, labels, index)
 
 
 def _variance(groups: _Groups) -> jax.Array:
@@ -886,7 +958,7 @@ def _variance(groups: _Groups) -> jax.Array:
     if groups.segments is None:
         deviation = values - means[0]
     else:
-        deviation = values - jnp.append(means, 0)[groups.segments]
+        deviation = values - means[groups.segments]
     squares = (deviation * jnp.conj(deviation)).real
     counts = _group_count(groups).astype(squares.dtype)
     return (_group_sum(groups, squares) / counts).astype(means.dtype)
@@ -924,8 +996,7 @@ def variance(input, labels=None, index=None):
     >>> jaxndimage.variance(a, labels, index=np.arange(1, n + 1))
     array([2.1875, 2.25  , 9.    ])
     """
-    groups = _groups(input, labels, index)
-    return _per_index(groups, _variance(groups))
+    return _measure("variance", input, labels, index)
 
 
 @docfiller
@@ -957,8 +1028,7 @@ def standard_deviation(input, labels=None, index=None):
     >>> float(jaxndimage.standard_deviation(a))
     2.7585095613392387
     """
-    groups = _groups(input, labels, index)
-    return _per_index(groups, jnp.sqrt(_variance(groups)))
+    return _measure("standard_deviation", input, labels, index)
 
 
 def _extreme_values(groups: _Groups, find_max: bool) -> jax.Array:
@@ -971,8 +1041,7 @@ def _extreme_values(groups: _Groups, find_max: bool) -> jax.Array:
     return values.astype(groups.values.dtype)
 
 
-def _extremum(input, labels, index, find_max):
-    groups = _groups(input, labels, index)
+def _extremum_body(groups: _Groups, find_max: bool):
     values = _per_index(groups, _extreme_values(groups, find_max))
     return values, _per_index(groups, _group_count(groups))
 
@@ -1010,7 +1079,7 @@ def minimum(input, labels=None, index=None):
     >>> jaxndimage.minimum(a)
     np.int64(0)
     """
-    return _extremum(input, labels, index, find_max=False)
+    return _measure("minimum", input, labels, index)
 
 
 @docfiller
@@ -1044,23 +1113,22 @@ def maximum(input, labels=None, index=None):
     >>> jaxndimage.maximum(a, labels=labels)
     np.int64(14)
     """
-    return _extremum(input, labels, index, find_max=True)
+    return _measure("maximum", input, labels, index)
 
 
-@cached_jit(static_argnames=("count",))
-def _medians(values: jax.Array, segments: jax.Array, *, count: int):
+def _medians(values: jax.Array, segments: jax.Array, size: int):
     """Median per group by one sort on (group, value); NaN where empty."""
     dtype = values.dtype
     keys = values.astype(np.uint8) if dtype == np.bool_ else values
     segments, keys = jax.lax.sort((segments, keys), num_keys=2)
     counts = jax.ops.segment_sum(jnp.ones(segments.shape, np.int32),
-                                 segments, num_segments=count + 1)
+                                 segments, num_segments=size)
     starts = jnp.cumsum(counts) - counts
     low = jnp.clip(starts + (counts - 1) // 2, 0, max(keys.size - 1, 0))
     high = jnp.clip(starts + counts // 2, 0, max(keys.size - 1, 0))
     out = _float_dtype(dtype) if dtype.kind in "biu" else dtype
     if keys.size == 0:
-        return jnp.full((count + 1,), jnp.nan, out), counts
+        return jnp.full((size,), jnp.nan, out), counts
     median = (keys[low].astype(out) + keys[high].astype(out)) / 2
     return median, counts
 
@@ -1100,20 +1168,23 @@ def median(input, labels=None, index=None):
     >>> float(jaxndimage.median(a))
     1.0
     """
-    groups = _groups(input, labels, index)
+    return _measure("median", input, labels, index)
+
+
+def _median_body(groups: _Groups) -> jax.Array:
     segments = groups.segments
     if segments is None:
         segments = jnp.zeros(groups.values.shape, np.int32)
     medians, counts = _medians(groups.values, segments.astype(np.int32),
-                               count=groups.count)
+                               groups.size)
     if groups.rank is not None:
         # SciPy reads an absent label's median at the start of its sorted
         # order: the smallest value among the points of the lowest label.
-        flat_labels = jnp.broadcast_to(jnp.asarray(labels),
-                                       groups.shape).ravel()
-        lowest = flat_labels == flat_labels.min()
-        first = _extreme(groups._replace(segments=jnp.where(lowest, 0, 1),
-                                         count=1), groups.values, False)[0]
+        lowest = groups.labels == groups.labels.min()
+        values = groups.values
+        if values.dtype == np.bool_:
+            values = values.astype(np.uint8)
+        first = jnp.min(jnp.where(lowest, values, jnp.max(values)))
         medians = jnp.where(counts > 0, medians,
                             first.astype(medians.dtype))
     return _per_index(groups, medians)
@@ -1143,8 +1214,7 @@ def _position_result(reduction: str) -> Callable:
     return finish
 
 
-def _position(input, labels, index, find_max):
-    groups = _groups(input, labels, index)
+def _position_body(groups: _Groups, find_max: bool):
     return (_positions_of(groups, find_max),
             _per_index(groups, _group_count(groups)))
 
@@ -1178,7 +1248,7 @@ def minimum_position(input, labels=None, index=None):
     >>> jaxndimage.minimum_position(a)
     (np.int64(2), np.int64(0))
     """
-    return _position(input, labels, index, find_max=False)
+    return _measure("minimum_position", input, labels, index)
 
 
 @docfiller
@@ -1214,7 +1284,7 @@ def maximum_position(input, labels=None, index=None):
     >>> jaxndimage.maximum_position(a, labels, [1, 3])
     [(np.int64(1), np.int64(1)), (np.int64(2), np.int64(3))]
     """
-    return _position(input, labels, index, find_max=True)
+    return _measure("maximum_position", input, labels, index)
 
 
 def _extrema_result(result, bound):
@@ -1256,7 +1326,10 @@ def extrema(input, labels=None, index=None):
     >>> int(low), int(high), low_at, high_at
     (0, 9, (np.int64(0), np.int64(2)), (np.int64(3), np.int64(0)))
     """
-    groups = _groups(input, labels, index)
+    return _measure("extrema", input, labels, index)
+
+
+def _extrema_body(groups: _Groups):
     count = _per_index(groups, _group_count(groups))
     return (_per_index(groups, _extreme_values(groups, False)),
             _per_index(groups, _extreme_values(groups, True)),
@@ -1301,15 +1374,35 @@ def center_of_mass(input, labels=None, index=None):
     >>> [float(c) for c in jaxndimage.center_of_mass(a)]
     [2.0, 1.5]
     """
-    groups = _groups(input, labels, index)
+    return _measure("center_of_mass", input, labels, index)
+
+
+def _center_of_mass_body(groups: _Groups) -> jax.Array:
     dtype = _float_dtype(groups.values.dtype)
     values = groups.values.astype(dtype)
-    flat = jnp.arange(values.size)
-    coordinates = _coordinates(flat, groups.shape).astype(dtype)
-    weighted = jnp.concatenate([values[:, None],
-                                values[:, None] * coordinates], axis=1)
-    sums = _group_sum(groups, weighted)
-    return _per_index(groups, sums[:, 1:] / sums[:, :1])
+    if not groups.shape:
+        return _per_index(groups, jnp.zeros((groups.size, 0), dtype))
+    grids = jnp.unravel_index(jnp.arange(values.size), groups.shape)
+    mass = _group_sum(groups, values)
+    moments = [_group_sum(groups, values * grid.astype(dtype))
+               for grid in grids]
+    return _per_index(groups, jnp.stack(moments, axis=-1) / mass[:, None])
+
+
+_BODIES = {
+    "sum": _sum_body,
+    "mean": lambda groups: _per_index(groups, _mean(groups)),
+    "variance": lambda groups: _per_index(groups, _variance(groups)),
+    "standard_deviation": lambda groups: _per_index(
+        groups, jnp.sqrt(_variance(groups))),
+    "minimum": functools.partial(_extremum_body, find_max=False),
+    "maximum": functools.partial(_extremum_body, find_max=True),
+    "median": _median_body,
+    "minimum_position": functools.partial(_position_body, find_max=False),
+    "maximum_position": functools.partial(_position_body, find_max=True),
+    "extrema": _extrema_body,
+    "center_of_mass": _center_of_mass_body,
+}
 
 
 # --------------------------------------------------------------------------
@@ -1337,18 +1430,23 @@ def _histogram_result(result, bound):
     return output
 
 
-@cached_jit(static_argnames=("count", "bins"))
-def _bin_counts(values, segments, edges, *, count, bins):
+def _bin_counts(values, segments, edges, count, size):
+    """Counts per group and bin (``size`` groups, the first ``count``
+    counted)."""
+    bins = edges.size - 1
     values = values.astype(edges.dtype) if values.dtype.kind != "c" else (
         values.real.astype(edges.dtype))
     inside = (values >= edges[0]) & (values <= edges[-1])
     bin_of = jnp.searchsorted(edges, values, side="right") - 1
     bin_of = jnp.minimum(bin_of, bins - 1)
+    spread = count * bins + jnp.arange(values.size) % _SPREAD
     cell = jnp.where(inside & (segments < count), segments * bins + bin_of,
-                     count * bins)
+                     spread)
     counts = jax.ops.segment_sum(jnp.ones(values.shape, jnp.result_type(int)),
-                                 cell, num_segments=count * bins + 1)
-    return counts[:-1].reshape(count, bins)
+                                 cell, num_segments=count * bins + _SPREAD)
+    counts = counts[:count * bins].reshape(count, bins)
+    return jnp.concatenate([counts, jnp.zeros((size - count, bins),
+                                              counts.dtype)])
 
 
 @docfiller
@@ -1392,18 +1490,23 @@ def histogram(input, min, max, bins, labels=None, index=None):
         raise ValueError("index without defined labels")
     if labels is not None and index is not None and not _is_traced(index):
         _check_index_cast(index, labels)
-    groups = _groups(input, labels, index, exact_index=True)
     edges = jnp.asarray(np.linspace(min, max, operator.index(bins) + 1),
                         _float_dtype(np.float64))
+    return _measure("histogram", input, labels, index, exact_index=True,
+                    operands=(edges,))
+
+
+def _histogram_body(groups: _Groups, edges: jax.Array):
     segments = groups.segments
     if segments is None:
         segments = jnp.zeros(groups.values.shape, np.int32)
     counts = _bin_counts(groups.values, segments.astype(np.int32), edges,
-                         count=groups.count, bins=operator.index(bins))
-    present = jnp.append(_group_count(groups)[:groups.count] > 0, False)
-    return (_per_index(groups, jnp.append(counts, jnp.zeros(
-        (1, counts.shape[1]), counts.dtype), axis=0)),
-            _per_index(groups, present))
+                         groups.count, groups.size)
+    return (_per_index(groups, counts),
+            _per_index(groups, _group_count(groups) > 0))
+
+
+_BODIES["histogram"] = _histogram_body
 
 
 def _check_index_cast(index: Any, labels: Any) -> None:
