@@ -1177,7 +1177,9 @@ def _median_body(groups: _Groups) -> jax.Array:
         segments = jnp.zeros(groups.values.shape, np.int32)
     medians, counts = _medians(groups.values, segments.astype(np.int32),
                                groups.size)
-    if groups.rank is not None:
+    if groups.rank is None:
+        medians = jnp.where(counts > 0, medians, jnp.nan)
+    else:
         # SciPy reads an absent label's median at the start of its sorted
         # order: the smallest value among the points of the lowest label.
         lowest = groups.labels == groups.labels.min()
