@@ -19,12 +19,19 @@ What cannot be traced:
   (its result depends on the exact order in which equal-cost points leave
   the queue, which no parallel formulation reproduces).
 
-`label` is traceable: union-find on the flat indices, hooking each root onto
-the smallest root next to it (a scatter-min), with pointer jumping until
-every point points at its root (O(log N) rounds per pass, not one per pixel
-of the longest path), repeated until no two neighbouring roots differ.  The
-root of a feature is then its first point in raster order, so numbering the
-roots by a prefix sum gives SciPy's labels.
+`label` is traceable: union-find on the flat indices.  One scan along the
+last axis points every point at the first point of its run; then each root
+is hooked onto the smallest root next to it (a scatter-min) and pointer
+jumping makes every point point at its root (O(log N) rounds per pass, not
+one per pixel of the longest path), repeated until no two neighbouring
+roots differ.  The root of a feature is then its first point in raster
+order, so numbering the roots by a prefix sum gives SciPy's labels.
+
+On XLA's CPU backend the gathers and scatters of these kernels run at a
+few ns per point, several times slower than SciPy's sequential C loops for
+`label`, `find_objects` and sums over labels; the segment reductions win
+where SciPy sorts (`maximum`, `minimum`, `median`, positions with an index
+array).
 
 Results come back as SciPy's types: numpy scalars and arrays, tuples and
 lists for numpy input; JAX arrays (0-d for scalars) for JAX input; arrays
@@ -501,8 +508,18 @@ def _label_kernel(input: jax.Array, *, offsets, index_dtype):
     flat = jnp.arange(size, dtype=index_dtype)
     none = size  # the parent of background points, and of nothing else
     own = jnp.where(foreground, flat.reshape(shape), none)
+    start = own
+    along_rows = (0,) * (len(shape) - 1) + (-1,)
+    if along_rows in offsets:
+        # Runs along the last axis in one scan: each point starts at the
+        # first point of its run, so only the other offsets need hooking.
+        left = _shifted(foreground, along_rows, False)
+        first = jnp.where(foreground & ~left, flat.reshape(shape), 0)
+        run = jax.lax.associative_scan(jnp.maximum, first, axis=-1)
+        start = jnp.where(foreground, run, none)
+        offsets = tuple(offset for offset in offsets if offset != along_rows)
     neighbours = [_shifted(own, offset, none).ravel() for offset in offsets]
-    parent = jnp.append(own.ravel(), jnp.asarray(none, index_dtype))
+    parent = jnp.append(start.ravel(), jnp.asarray(none, index_dtype))
 
     def hook(state):
         parent, _ = state
@@ -659,16 +676,24 @@ def label(input, structure=None, output=None):
 
 @cached_jit(static_argnames=("count",))
 def _bounding_boxes(labels: jax.Array, *, count: int):
-    """Lowest and highest coordinate of labels 1..count per axis."""
+    """Lowest and highest coordinate of labels 1..count per axis, and which
+    labels occur."""
     flat = labels.ravel()
-    segments = jnp.where((flat >= 1) & (flat <= count), flat - 1, count)
-    segments = segments.astype(np.int32)
-    coordinates = _coordinates(jnp.arange(flat.size), labels.shape)
-    low = jax.ops.segment_min(coordinates, segments, num_segments=count + 1)
-    high = jax.ops.segment_max(coordinates, segments, num_segments=count + 1)
+    spread = count + jnp.arange(flat.size, dtype=np.int32) % _SPREAD
+    segments = jnp.where((flat >= 1) & (flat <= count),
+                         flat.astype(np.int32) - 1, spread)
+    size = count + _SPREAD
+    grids = jnp.unravel_index(jnp.arange(flat.size, dtype=np.int32),
+                              labels.shape) if labels.ndim else ()
+    low = [jax.ops.segment_min(g, segments, num_segments=size)[:count]
+           for g in grids]
+    high = [jax.ops.segment_max(g, segments, num_segments=size)[:count]
+            for g in grids]
     present = jax.ops.segment_sum(jnp.ones(flat.shape, np.int32), segments,
-                                  num_segments=count + 1) > 0
-    return low[:count], high[:count], present[:count]
+                                  num_segments=size)[:count] > 0
+    empty = jnp.zeros((count, 0), np.int32)
+    return (jnp.stack(low, axis=-1) if low else empty,
+            jnp.stack(high, axis=-1) if high else empty, present)
 
 
 def _boxes_as_slices(result, bound):
