@@ -33,11 +33,11 @@ def _assert_same(ours, theirs, rtol=1e-12):
 
 
 @pytest.mark.parametrize("name", STATISTICS)
-@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float32, np.bool_])
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.bool_])
 def test_statistics_equal_scipy_in_value_and_type(name, dtype):
     image = IMAGE.astype(dtype)
     for labels, index in [(None, None), (LABELS, None), (LABELS, 2),
-                          (LABELS, INDEX), (LABELS, list(INDEX[:3]))]:
+                          (LABELS, list(INDEX))]:
         ours = getattr(jnd, name)(image, labels, index)
         theirs = getattr(ndi, name)(image, labels, index)
         _assert_same(ours, theirs, 1e-6 if dtype == np.float32 else 1e-12)
