@@ -262,6 +262,11 @@ def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
         return _Plan("scalar", exact_index, None), labels, jnp.asarray(
             index), None
     index = index if is_jax_array(index) else jnp.asarray(as_numpy(index))
+    if (not exact_index and labels.size == 0 and index.size
+            and _safely_castable_to_int(labels.dtype)):
+        # SciPy takes labels.min() to choose how to count.
+        raise ValueError("zero-size array to reduction operation minimum "
+                         "which has no identity")
     table, low = None, None
     # Integer labels on concrete arrays: one gather from a lookup table
     # instead of a binary search per point.  Table sizes are powers of two
@@ -1224,7 +1229,8 @@ def _positions_of(groups: _Groups, find_max: bool) -> jax.Array:
     flat = _first_position(groups, groups.values, extreme)
     positions = _per_index(groups, _coordinates(flat, groups.shape))
     if positions.ndim > 1:  # SciPy lists the positions of an n-d index flat
-        positions = positions.reshape((-1, positions.shape[-1]))
+        positions = positions.reshape((int(np.prod(groups.index_shape)),
+                                       positions.shape[-1]))
     return positions
 
 
