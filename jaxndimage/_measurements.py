@@ -35,8 +35,10 @@ array).
 
 Results come back as SciPy's types: numpy scalars and arrays, tuples and
 lists for numpy input; JAX arrays (0-d for scalars) for JAX input; arrays
-of the caller's library for other array-API input.  dask input is computed
-whole and the result arrays are handed back as dask arrays.
+of the caller's library for other array-API input.  `label` labels dask
+arrays block by block and merges the labels across the seams
+(:func:`_label_dask`); the other functions compute dask input whole and
+hand the result arrays back as dask arrays.
 """
 
 from __future__ import annotations
@@ -654,12 +656,9 @@ def label(input, structure=None, output=None):
     2
     """
     if _distributed.is_dask_array(input):
-        import dask.array as da
-
         if _is_output_array(output):
             raise TypeError("output: pass a dtype for dask input")
-        labels, count = label(np.asarray(input.compute()), structure, output)
-        return da.from_array(labels, chunks=input.chunks), count
+        return _label_dask(input, structure, output)
     if _is_output_array(output):
         if is_jax_array(output):
             raise TypeError(
@@ -673,6 +672,120 @@ def label(input, structure=None, output=None):
         return _python_int(count)
     labels, count = _label(input, structure, output)
     return labels, _python_int(count)
+
+
+def _label_dask(input, structure, output):
+    """`label` of a dask array, block by block, equal to SciPy's labels.
+
+    Each block is labelled on its own; the labels of features that cross a
+    seam are merged from the planes on both sides of every seam (with the
+    structure's diagonal neighbours), and the features renumbered in the
+    raster order of their first point in the whole array.  Returns a lazy
+    dask array and the number of features (computing the per-block counts,
+    seams and first points, all small).
+    """
+    import dask
+    import dask.array as da
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if input.dtype.kind == "c":
+        raise TypeError("Complex type not supported")
+    ndim = input.ndim
+    structure = _check_structure(structure, ndim, ValueError)
+    # Validates everything else (symmetry, output dtype) on a tiny array.
+    dtype = label(np.zeros((1,) * ndim, input.dtype), structure,
+                  output)[0].dtype
+    if output is None and input.size >= 2 ** 31 - 2:
+        dtype = np.dtype(np.intp)
+    if input.size == 0 or ndim == 0:
+        labels, count = label(np.asarray(input.compute()), structure, output)
+        return da.from_array(labels), count
+
+    def local(block):
+        return label(block, structure, np.int64)[0]
+
+    blocks = input.map_blocks(local, dtype=np.int64)
+    starts = [np.concatenate([[0], np.cumsum(c)[:-1]]) for c in input.chunks]
+
+    def firsts(block_labels, corner):
+        """The flat index in the whole array of each local label's first
+        point."""
+        count = int(block_labels.max()) if block_labels.size else 0
+        first = np.full(count, np.iinfo(np.int64).max)
+        where = np.nonzero(block_labels)
+        flat = np.ravel_multi_index(tuple(w + c for w, c in zip(where,
+                                                                corner)),
+                                    input.shape)
+        np.minimum.at(first, block_labels[where] - 1, flat)
+        return first
+
+    labels_blocks = blocks.to_delayed()
+    positions = list(np.ndindex(*[len(c) for c in input.chunks]))
+    first_points = dask.compute(*[dask.delayed(firsts)(
+        labels_blocks[p], [int(starts[k][i]) for k, i in enumerate(p)])
+        for p in positions])
+    counts = np.array([len(f) for f in first_points])
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    total = int(counts.sum())
+    offset_array = np.zeros([len(c) for c in input.chunks], np.int64)
+    for p, o in zip(positions, offsets):
+        offset_array[p] = o
+
+    def shifted(block, block_info=None):
+        where = block_info[0]["chunk-location"]
+        return np.where(block > 0, block + offset_array[where], 0)
+
+    provisional = blocks.map_blocks(shifted, dtype=np.int64)
+    # Equivalences across the seams: the two planes either side of each.
+    pairs = []
+    for axis in range(ndim):
+        edges = np.cumsum(input.chunks[axis])[:-1]
+        for edge in edges:
+            slab = provisional[(slice(None),) * axis
+                               + (slice(edge - 1, edge + 1),)]
+            pairs.append(dask.delayed(_seam_pairs)(slab, axis, structure))
+    found = [p for p in dask.compute(*pairs) if len(p)]
+    found = np.concatenate(found) if found else np.zeros((0, 2), np.int64)
+    graph = coo_matrix((np.ones(len(found)), (found[:, 0] - 1,
+                                              found[:, 1] - 1)),
+                       shape=(total, total))
+    _, component = connected_components(graph, directed=False)
+    first = np.concatenate(first_points) if total else np.zeros(0, np.int64)
+    component_first = np.full(component.max() + 1 if total else 0,
+                              np.iinfo(np.int64).max)
+    np.minimum.at(component_first, component, first)
+    rank = np.empty_like(component_first)
+    rank[np.argsort(component_first, kind="stable")] = np.arange(
+        1, len(component_first) + 1)
+    table = np.concatenate([[0], rank[component]]).astype(dtype)
+    count = len(component_first)
+    if count > _max_exact(dtype):
+        raise RuntimeError("insufficient bit-depth in requested output type")
+    return provisional.map_blocks(lambda b: table[b], dtype=dtype), count
+
+
+def _seam_pairs(slab: np.ndarray, axis: int, structure: np.ndarray
+                ) -> np.ndarray:
+    """Pairs of labels connected across the seam in the middle of a slab
+    two planes thick along ``axis``."""
+    slab = np.asarray(slab)
+    before = np.take(slab, 0, axis=axis)
+    after = np.take(slab, 1, axis=axis)
+    pairs = []
+    for position in zip(*np.nonzero(structure)):
+        offset = [int(q) - 1 for q in position]
+        if offset[axis] != 1:
+            continue
+        rest = offset[:axis] + offset[axis + 1:]
+        source = [slice(max(-o, 0), n - max(o, 0)) for o, n in
+                  zip(rest, before.shape)]
+        target = [slice(max(o, 0), n - max(-o, 0)) for o, n in
+                  zip(rest, before.shape)]
+        a, b = before[tuple(source)], after[tuple(target)]
+        both = (a > 0) & (b > 0)
+        pairs.append(np.stack([a[both], b[both]], axis=-1))
+    return np.concatenate(pairs) if pairs else np.zeros((0, 2), np.int64)
 
 
 # --------------------------------------------------------------------------

@@ -230,12 +230,20 @@ def test_watershed_ift_equals_scipy_and_checks_its_arguments():
         jnd.watershed_ift(image, markers[:2])
 
 
-def test_dask_input_is_computed_whole_and_returned_as_dask():
+def test_dask_label_across_chunks_equals_scipy():
     da = pytest.importorskip("dask.array")
-    image = da.from_array(IMAGE > 4, chunks=(6, 5))
-    labels, n = jnd.label(image)
-    assert isinstance(labels, da.Array) and n == COUNT
-    np.testing.assert_array_equal(labels.compute(), LABELS)
+    image = RNG.random((13, 11, 7)) > 0.55
+    for rank in (1, 3):
+        structure = ndi.generate_binary_structure(3, rank)
+        labels, n = jnd.label(da.from_array(image, chunks=(4, 5, 3)),
+                              structure)
+        theirs, m = ndi.label(image, structure)
+        assert isinstance(labels, da.Array) and n == m
+        np.testing.assert_array_equal(labels.compute(), theirs)
+
+
+def test_dask_statistics_are_computed_whole_and_returned_as_dask():
+    da = pytest.importorskip("dask.array")
     sums = jnd.sum_labels(da.from_array(IMAGE, chunks=6),
                           da.from_array(LABELS, chunks=6), INDEX)
     assert isinstance(sums, da.Array)
