@@ -37,8 +37,10 @@ Results come back as SciPy's types: numpy scalars and arrays, tuples and
 lists for numpy input; JAX arrays (0-d for scalars) for JAX input; arrays
 of the caller's library for other array-API input.  `label` labels dask
 arrays block by block and merges the labels across the seams
-(:func:`_label_dask`); the other functions compute dask input whole and
-hand the result arrays back as dask arrays.
+(:func:`_label_dask`); `sum_labels` (`sum`) and `mean` add per-block
+counts and sums by a tree reduction (:func:`_tree_reduced`); the other
+functions compute dask input whole and hand the result arrays back as dask
+arrays.
 """
 
 from __future__ import annotations
@@ -176,6 +178,9 @@ def _measurement(*array_params: str,
             bound = signature.bind(*args, **kwargs)
             lazy = [name for name in names
                     if _distributed.is_dask_array(bound.arguments.get(name))]
+            if lazy and impl.__name__ in _TREE_REDUCED and _distributed \
+                    .is_dask_array(bound.arguments.get("input")):
+                return _tree_reduced(impl.__name__, **bound.arguments)
             if lazy:
                 for name in lazy:
                     bound.arguments[name] = np.asarray(
@@ -187,6 +192,54 @@ def _measurement(*array_params: str,
         return wrapper
 
     return decorate
+
+
+#: Statistics of dask input combined from per-block partial results.
+_TREE_REDUCED = ("sum", "sum_labels", "mean")
+
+
+def _tree_reduced(name: str, input: Any, labels: Any = None,
+                  index: Any = None) -> Any:
+    """``name`` of a dask ``input``: counts and sums per block (numpy, by
+    jaxndimage), added up by a tree reduction, as a lazy dask result."""
+    import dask
+    import dask.array as da
+
+    if _distributed.is_dask_array(index):
+        index = np.asarray(index.compute())
+    if labels is not None:
+        labels = da.asarray(labels)
+        shape = _broadcast_shape(input.shape, labels.shape)
+        input = da.broadcast_to(input, shape)
+        labels = da.broadcast_to(labels, shape).rechunk(input.chunks)
+    scalar = labels is None or index is None or np.isscalar(index)
+    inputs = input.to_delayed().ravel()
+    label_blocks = (labels.to_delayed().ravel() if labels is not None
+                    else [None] * len(inputs))
+
+    def partial(values, block_labels):
+        ones = np.ones(np.shape(values), np.int64)
+        return (sum_labels(ones, block_labels, index),
+                sum_labels(values, block_labels, index))
+
+    def add(a, b):
+        return a[0] + b[0], a[1] + b[1]
+
+    parts = [dask.delayed(partial)(v, b) for v, b in zip(inputs,
+                                                        label_blocks)]
+    while len(parts) > 1:
+        parts = [dask.delayed(add)(*parts[i:i + 2]) if i + 1 < len(parts)
+                 else parts[i] for i in range(0, len(parts), 2)]
+    if name == "mean":
+        total = dask.delayed(lambda cs: cs[1] / np.asarray(cs[0], float))(
+            parts[0])
+        dtype = np.result_type(input.dtype, np.float64)
+    else:
+        total = dask.delayed(lambda cs: cs[1])(parts[0])
+        dtype = (np.sum(np.zeros(1, input.dtype)).dtype if scalar
+                 else np.dtype(np.float64))
+    shape = () if scalar else np.shape(index)
+    return da.from_delayed(total, shape=shape, dtype=dtype)
 
 
 # --------------------------------------------------------------------------

@@ -242,10 +242,13 @@ def test_dask_label_across_chunks_equals_scipy():
         np.testing.assert_array_equal(labels.compute(), theirs)
 
 
-def test_dask_statistics_are_computed_whole_and_returned_as_dask():
+def test_dask_statistics_are_lazy_and_equal_scipy():
     da = pytest.importorskip("dask.array")
-    sums = jnd.sum_labels(da.from_array(IMAGE, chunks=6),
-                          da.from_array(LABELS, chunks=6), INDEX)
-    assert isinstance(sums, da.Array)
-    np.testing.assert_allclose(sums.compute(),
-                               ndi.sum_labels(IMAGE, LABELS, INDEX))
+    image = da.from_array(IMAGE, chunks=(5, 4))
+    labels = da.from_array(LABELS, chunks=6)
+    for name in ["sum_labels", "mean", "maximum"]:  # tree-reduced, whole
+        for index in [None, 2, INDEX]:
+            ours = getattr(jnd, name)(image, labels, index)
+            theirs = getattr(ndi, name)(IMAGE, LABELS, index)
+            assert isinstance(ours, da.Array)
+            np.testing.assert_allclose(ours.compute(), theirs)
