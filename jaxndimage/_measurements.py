@@ -56,10 +56,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage import _distributed
-from jaxndimage._cache import cached_jit
 from jaxndimage._dispatch import as_numpy, is_jax_array, ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._support import OutputArray, output_dtype
+
+try:
+    from jaxndimage._cache import cached_jit
+except ImportError:  # the kernel cache of the shape-generic work
+    from jaxndimage._cache import KernelCache
+
+    def cached_jit(static_argnames: tuple[str, ...] = ()) -> Callable:
+        """``jax.jit`` behind jaxndimage's kernel cache."""
+        return lambda fun: KernelCache(jax.jit(
+            fun, static_argnames=static_argnames))
 
 __all__ = [
     "center_of_mass",
