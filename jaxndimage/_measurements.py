@@ -66,9 +66,22 @@ except ImportError:  # the kernel cache of the shape-generic work
     from jaxndimage._cache import KernelCache
 
     def cached_jit(static_argnames: tuple[str, ...] = ()) -> Callable:
-        """``jax.jit`` behind jaxndimage's kernel cache."""
-        return lambda fun: KernelCache(jax.jit(
-            fun, static_argnames=static_argnames))
+        """``jax.jit`` behind jaxndimage's kernel cache (concrete calls)."""
+
+        def decorate(fun: Callable) -> Callable:
+            jitted = jax.jit(fun, static_argnames=static_argnames)
+            cache = KernelCache(jitted)
+
+            @functools.wraps(fun)
+            def call(*args, **static):
+                if any(isinstance(leaf, jax.core.Tracer)
+                       for leaf in jax.tree.leaves(args)):
+                    return jitted(*args, **static)
+                return cache(*args, **static)
+
+            return call
+
+        return decorate
 
 __all__ = [
     "center_of_mass",
