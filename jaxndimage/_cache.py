@@ -52,7 +52,7 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["KernelCache", "cache_dir", "cache_enabled", "stats"]
+__all__ = ["KernelCache", "cache_dir", "cache_enabled", "cached_jit", "stats"]
 
 #: Counters of this process: programs compiled, loaded from disk, failures.
 stats: dict[str, int] = {"compiled": 0, "loaded": 0, "errors": 0}
@@ -231,3 +231,29 @@ class KernelCache:
         if path is not None:
             _store(path, compiled)
         return compiled
+
+
+def cached_jit(static_argnames: tuple[str, ...] = ()
+               ) -> Callable[[Callable], Callable]:
+    """``jax.jit`` whose concrete calls go through a :class:`KernelCache`.
+
+    For kernels that are not shape-generic: traced calls (inside a user's
+    ``jit``/``vmap``/``grad``) use the jitted function; concrete calls keep
+    their programs in memory and on disk.  Static arguments are passed by
+    keyword.
+    """
+
+    def decorate(function: Callable) -> Callable:
+        jitted = jax.jit(function, static_argnames=static_argnames)
+        cache = KernelCache(jitted)
+
+        @functools.wraps(function)
+        def call(*args: Any, **static: Any) -> Any:
+            if any(isinstance(leaf, jax.core.Tracer)
+                   for leaf in jax.tree.leaves(args)):
+                return jitted(*args, **static)
+            return cache(*args, **static)
+
+        return call
+
+    return decorate

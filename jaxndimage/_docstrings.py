@@ -88,6 +88,16 @@ prefilter : bool, optional
     Whether to compute the spline coefficients of `input` first
     (`spline_filter`, with the boundary condition of `mode`). Default
     is True. Without it an ``order > 1`` spline smooths `input`.""",
+    "labels": """\
+labels : array_like, optional
+    Labels of the regions of `input`, of its shape (or broadcastable to
+    it). Without `labels` the whole of `input` is measured.""",
+    "index": """\
+index : int or array_like of int, optional
+    Label, or labels, of the regions to measure: a scalar gives one result,
+    an array one result per element (with SciPy's value for labels that do
+    not occur). Default None: all points where `labels` > 0, as one
+    region. Used only with `labels`.""",
     "extra_arguments": """\
 extra_arguments : sequence, optional
     Extra positional arguments passed to the callable.""",

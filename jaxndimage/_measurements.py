@@ -1,0 +1,2016 @@
+"""Measurements: label, find_objects, per-label statistics, watershed_ift.
+
+Every statistic is a segment reduction.  One helper, :func:`_groups`, turns
+``labels`` and ``index`` into a group number per point: a single group for
+``labels=None``, ``index=None`` (``labels > 0``) or a scalar ``index``, and
+one group per element of an ``index`` array, plus one last group for the
+points that are not measured.  The reductions (sums, extrema, first
+positions, sorted order for medians) then run over those groups on device,
+and the results of an ``index`` array are gathered back in its order.  Under
+a trace the number of groups is ``index.size``, which is static.
+
+What cannot be traced:
+
+* functions whose result *structure* depends on the data (`find_objects`,
+  `value_indices`, `labeled_comprehension`, `histogram` with an index array)
+  reduce on device and build their lists, dicts and object arrays on the
+  host; inside ``jit``/``vmap`` they raise a TypeError that says so;
+* `watershed_ift` runs SciPy's sequential bucket-queue algorithm on the host
+  (its result depends on the exact order in which equal-cost points leave
+  the queue, which no parallel formulation reproduces).
+
+`label` is traceable: union-find on the flat indices.  One scan along the
+last axis points every point at the first point of its run; then each root
+is hooked onto the smallest root next to it (a scatter-min) and pointer
+jumping makes every point point at its root (O(log N) rounds per pass, not
+one per pixel of the longest path), repeated until no two neighbouring
+roots differ.  The root of a feature is then its first point in raster
+order, so numbering the roots by a prefix sum gives SciPy's labels.
+
+On XLA's CPU backend the gathers and scatters of these kernels run at a
+few ns per point, several times slower than SciPy's sequential C loops for
+`label`, `find_objects` and sums over labels; the segment reductions win
+where SciPy sorts (`maximum`, `minimum`, `median`, positions with an index
+array).
+
+Results come back as SciPy's types: numpy scalars and arrays, tuples and
+lists for numpy input; JAX arrays (0-d for scalars) for JAX input; arrays
+of the caller's library for other array-API input.  `label` labels dask
+arrays block by block and merges the labels across the seams
+(:func:`_label_dask`); `sum_labels` (`sum`) and `mean` add per-block
+counts and sums by a tree reduction (:func:`_tree_reduced`); the other
+functions compute dask input whole and hand the result arrays back as dask
+arrays.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import operator
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxndimage import _distributed
+from jaxndimage._cache import cached_jit
+from jaxndimage._dispatch import as_numpy, is_jax_array, ndimage_function
+from jaxndimage._docstrings import docfiller
+from jaxndimage._support import OutputArray, output_dtype
+
+__all__ = [
+    "center_of_mass",
+    "extrema",
+    "find_objects",
+    "histogram",
+    "label",
+    "labeled_comprehension",
+    "maximum",
+    "maximum_position",
+    "mean",
+    "median",
+    "minimum",
+    "minimum_position",
+    "standard_deviation",
+    "sum",
+    "sum_labels",
+    "value_indices",
+    "variance",
+    "watershed_ift",
+]
+
+_builtin_sum = sum
+
+
+# --------------------------------------------------------------------------
+# Results in SciPy's types
+# --------------------------------------------------------------------------
+
+def _is_traced(value: Any) -> bool:
+    return isinstance(value, jax.core.Tracer)
+
+
+def _host(value: Any, function: str, why: str) -> np.ndarray:
+    """A result array as numpy, for building a Python result on the host."""
+    if _is_traced(value):
+        raise TypeError(
+            f"{function}: cannot be traced by jit/vmap/grad: {why}; call it "
+            f"on concrete arrays (outside the transformation)")
+    return as_numpy(value)
+
+
+def _like(template: Any, values: np.ndarray) -> Any:
+    """numpy ``values`` as an array of the same library as ``template``."""
+    if isinstance(template, np.ndarray | np.generic):
+        return values
+    if is_jax_array(template):
+        return jnp.asarray(values)
+    import array_api_compat
+
+    return array_api_compat.array_namespace(template).asarray(values)
+
+
+def _scalar(value: Any) -> Any:
+    """0-d numpy arrays as numpy scalars (SciPy's type); others unchanged."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
+def _rows(array: Any) -> list:
+    """The first axis of ``array`` as a list of its elements."""
+    return [_scalar(array[i, ...]) for i in range(array.shape[0])]
+
+
+def _positions(positions: Any) -> Any:
+    """Coordinates as SciPy returns them: a tuple for one region, a list of
+    tuples for an index array."""
+    if positions.ndim == 1:
+        return tuple(_rows(positions))
+    return [tuple(_rows(row)) for row in _rows(positions)]
+
+
+def _python_int(value: Any) -> Any:
+    """A count as a Python int, except for JAX callers (a JAX integer)."""
+    return value if is_jax_array(value) else int(as_numpy(value))
+
+
+def _to_dask(result: Any) -> Any:
+    """A numpy result as SciPy's array-API layer hands it to dask callers."""
+    import dask.array as da
+
+    if isinstance(result, np.ndarray | np.generic):
+        if isinstance(result, np.ndarray) and result.dtype == object:
+            return result
+        return da.asarray(result)
+    if isinstance(result, dict):
+        return {key.item() if isinstance(key, np.generic) else key:
+                tuple(da.asarray(v) for v in value)
+                for key, value in result.items()}
+    if isinstance(result, list | tuple):
+        return type(result)(_to_dask(item) for item in result)
+    return result
+
+
+def _measurement(*array_params: str,
+                 finish: Callable[[Any, inspect.BoundArguments], Any]
+                 = lambda result, bound: jax.tree.map(_scalar, result)
+                 ) -> Callable:
+    """``ndimage_function`` for functions that return scalars, tuples, lists.
+
+    The implementation returns JAX arrays; ``finish(result, bound)`` turns
+    the result, already in the caller's array type, into SciPy's Python
+    structure.  dask arrays among the arguments (``index`` included) are
+    computed first and the result's arrays are returned as dask arrays.
+    """
+
+    def decorate(impl: Callable) -> Callable:
+        dispatched = ndimage_function(*array_params,
+                                      reject_float16=False)(impl)
+        signature = inspect.signature(impl)
+        names = tuple(array_params) + ("index",)
+
+        @functools.wraps(impl)
+        def wrapper(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            lazy = [name for name in names
+                    if _distributed.is_dask_array(bound.arguments.get(name))]
+            if lazy and impl.__name__ in _TREE_REDUCED and _distributed \
+                    .is_dask_array(bound.arguments.get("input")):
+                return _tree_reduced(impl.__name__, **bound.arguments)
+            if lazy:
+                for name in lazy:
+                    bound.arguments[name] = np.asarray(
+                        bound.arguments[name].compute())
+                return _to_dask(wrapper(*bound.args, **bound.kwargs))
+            result = dispatched(*bound.args, **bound.kwargs)
+            return finish(result, bound)
+
+        return wrapper
+
+    return decorate
+
+
+#: Statistics of dask input combined from per-block partial results.
+_TREE_REDUCED = ("sum", "sum_labels", "mean")
+
+
+def _tree_reduced(name: str, input: Any, labels: Any = None,
+                  index: Any = None) -> Any:
+    """``name`` of a dask ``input``: counts and sums per block (numpy, by
+    jaxndimage), added up by a tree reduction, as a lazy dask result."""
+    import dask
+    import dask.array as da
+
+    if _distributed.is_dask_array(index):
+        index = np.asarray(index.compute())
+    if labels is not None:
+        labels = da.asarray(labels)
+        shape = _broadcast_shape(input.shape, labels.shape)
+        input = da.broadcast_to(input, shape)
+        labels = da.broadcast_to(labels, shape).rechunk(input.chunks)
+    scalar = labels is None or index is None or np.isscalar(index)
+    inputs = input.to_delayed().ravel()
+    label_blocks = (labels.to_delayed().ravel() if labels is not None
+                    else [None] * len(inputs))
+
+    def partial(values, block_labels):
+        ones = np.ones(np.shape(values), np.int64)
+        return (sum_labels(ones, block_labels, index),
+                sum_labels(values, block_labels, index))
+
+    def add(a, b):
+        return a[0] + b[0], a[1] + b[1]
+
+    parts = [dask.delayed(partial)(v, b) for v, b in zip(inputs,
+                                                        label_blocks)]
+    while len(parts) > 1:
+        parts = [dask.delayed(add)(*parts[i:i + 2]) if i + 1 < len(parts)
+                 else parts[i] for i in range(0, len(parts), 2)]
+    if name == "mean":
+        total = dask.delayed(lambda cs: cs[1] / np.asarray(cs[0], float))(
+            parts[0])
+        dtype = np.result_type(input.dtype, np.float64)
+    else:
+        total = dask.delayed(lambda cs: cs[1])(parts[0])
+        dtype = (np.sum(np.zeros(1, input.dtype)).dtype if scalar
+                 else np.dtype(np.float64))
+    shape = () if scalar else np.shape(index)
+    return da.from_delayed(total, shape=shape, dtype=dtype)
+
+
+# --------------------------------------------------------------------------
+# Groups of points: one mechanism for labels and index
+# --------------------------------------------------------------------------
+
+class _Groups(NamedTuple):
+    """Points of ``input`` sorted into groups.
+
+    ``values`` (and ``labels``) are flat, of the broadcast shape of input
+    and labels.  ``segments`` is None when every point is measured (one
+    group), else each point's group: ``0 .. count - 1`` are measured, the
+    others (up to ``size - 1``) are not.  Per-group arrays have ``size``
+    entries.  ``rank`` maps each element of an index array to its group
+    (None for a single group, whose result is 0-d); ``shape`` is the shape
+    of the broadcast input.
+    """
+
+    values: jax.Array
+    labels: jax.Array | None
+    segments: jax.Array | None
+    count: int
+    size: int
+    rank: jax.Array | None
+    index_shape: tuple[int, ...] | None
+    shape: tuple[int, ...]
+
+
+#: Points outside every group are spread over this many groups, so that the
+#: segment reductions do not all write to one address (XLA's CPU scatter
+#: serialises on it).
+_SPREAD = 256
+
+
+class _Plan(NamedTuple):
+    """The static part of a grouping: how ``labels`` and ``index`` select."""
+
+    mode: str  # "all" (no labels), "positive", "scalar" or "array"
+    exact_index: bool
+    table: int | None  # size of a lookup table from label to group
+
+
+def _broadcast_shape(input_shape, labels_shape) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(input_shape, labels_shape))
+    except ValueError:
+        raise ValueError(
+            f"labels: input and labels must have the same shape (excepting "
+            f"dimensions with width 1), got {tuple(input_shape)} and "
+            f"{tuple(labels_shape)}") from None
+
+
+def _safely_castable_to_int(dtype: np.dtype) -> bool:
+    """SciPy's test for labels it counts with ``bincount``."""
+    dtype = np.dtype(dtype)
+    size = np.dtype(np.int_).itemsize
+    return ((dtype.kind == "i" and dtype.itemsize <= size)
+            or (dtype.kind == "u" and dtype.itemsize < size))
+
+
+def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
+          ) -> tuple[_Plan, Any, Any, Any]:
+    """Validate ``labels``/``index`` and choose how to group (on the host).
+
+    Returns the plan, labels and index as JAX arrays (or None) and the
+    lowest label (for a lookup table) or None.
+    """
+    if labels is None:
+        return _Plan("all", exact_index, None), None, None, None
+    labels = jnp.asarray(labels)
+    _broadcast_shape(input.shape, labels.shape)
+    if index is None:
+        return _Plan("positive", exact_index, None), labels, None, None
+    if np.isscalar(index):
+        return _Plan("scalar", exact_index, None), labels, jnp.asarray(
+            index), None
+    index = index if is_jax_array(index) else jnp.asarray(as_numpy(index))
+    if (not exact_index and labels.size == 0 and index.size
+            and _safely_castable_to_int(labels.dtype)):
+        # SciPy takes labels.min() to choose how to count.
+        raise ValueError("zero-size array to reduction operation minimum "
+                         "which has no identity")
+    table, low = None, None
+    # Integer labels on concrete arrays: one gather from a lookup table
+    # instead of a binary search per point.  Table sizes are powers of two
+    # (a bounded number of programs).
+    if (labels.dtype.kind in "iub" and labels.size and index.size
+            and not _is_traced(labels)):
+        low, high = (int(v) for v in jax.device_get(
+            (labels.min(), labels.max())))
+        span = high - low + 1
+        if span <= max(4 * labels.size, 2 ** 16) and span < 2 ** 31:
+            table = 1 << (span - 1).bit_length()
+        else:
+            low = None
+    return _Plan("array", exact_index, table), labels, index, low
+
+
+def _groups(plan: _Plan, input: jax.Array, labels: jax.Array | None,
+            index: jax.Array | None, low: jax.Array | None) -> _Groups:
+    """Group the points of ``input`` by ``labels`` and ``index`` (traced).
+
+    With integer labels SciPy counts by ``bincount`` and truncates a float
+    index to an integer first (``1.5`` measures label 1); with other labels,
+    or when ``exact_index`` (labeled_comprehension), index values match
+    labels exactly.
+    """
+    if plan.mode == "all":
+        return _Groups(input.ravel(), None, None, 1, 1, None, None,
+                       input.shape)
+    shape = _broadcast_shape(input.shape, labels.shape)
+    values = jnp.broadcast_to(input, shape).ravel()
+    labels = jnp.broadcast_to(labels, shape).ravel()
+    if plan.mode != "array":
+        selected = labels > 0 if plan.mode == "positive" else labels == index
+        return _Groups(values, labels, jnp.where(selected, 0, 1), 1, 2, None,
+                       None, shape)
+    keys = index.ravel()
+    count = keys.size
+    if (not plan.exact_index and keys.dtype.kind == "f" and labels.size
+            and _safely_castable_to_int(labels.dtype)):
+        counted = (labels.min() >= 0) & (labels.max() <= labels.size)
+        keys = jnp.where(counted, jnp.trunc(keys), keys)
+    spread = (jnp.arange(labels.size, dtype=np.int32) % _SPREAD) + count
+    if count == 0:
+        return _Groups(values, labels, spread, 0, _SPREAD,
+                       jnp.zeros((0,), np.int32), index.shape, shape)
+    ordered = jnp.sort(keys)
+    rank = jnp.searchsorted(ordered, keys).astype(np.int32)
+    if plan.table is not None:
+        slot = keys - low
+        usable = (slot == jnp.trunc(slot)) & (slot >= 0) & (
+            slot < plan.table)
+        slot = jnp.where(usable, slot, plan.table).astype(np.int32)
+        lookup = jnp.full((plan.table,), count, np.int32).at[slot].min(
+            rank, mode="drop")
+        group = lookup[(labels.astype(jnp.result_type(int)) - low).astype(
+            np.int32)]
+    else:
+        common = jnp.result_type(labels.dtype, keys.dtype)
+        ordered = ordered.astype(common)
+        position = jnp.minimum(jnp.searchsorted(ordered, labels.astype(
+            common)), count - 1).astype(np.int32)
+        group = jnp.where(ordered[position] == labels.astype(common),
+                          position, count)
+    segments = jnp.where(group < count, group, spread)
+    return _Groups(values, labels, segments, count, count + _SPREAD, rank,
+                   index.shape, shape)
+
+
+def _per_index(groups: _Groups, per_group: jax.Array) -> jax.Array:
+    """Results per group as SciPy returns them: 0-d for one group, else in
+    the order and shape of the index array."""
+    if groups.rank is None:
+        return per_group[0]
+    result = per_group[groups.rank]
+    return result.reshape(groups.index_shape + per_group.shape[1:])
+
+
+# Reductions over groups.  One group is a masked reduction (vectorised, the
+# other group's entry left 0); more use XLA's segment reductions.
+
+def _pad(first: jax.Array, groups: _Groups) -> jax.Array:
+    """A masked result as ``groups.size`` entries."""
+    if groups.size == 1:
+        return first
+    return jnp.concatenate([first, jnp.zeros((groups.size - 1,)
+                                             + first.shape[1:], first.dtype)])
+
+
+def _group_sum(groups: _Groups, values: jax.Array) -> jax.Array:
+    if groups.segments is None:
+        return jnp.sum(values, axis=0, keepdims=True)
+    if groups.rank is None:
+        mask = (groups.segments == 0).reshape((-1,) + (1,) * (values.ndim - 1))
+        return _pad(jnp.sum(jnp.where(mask, values, 0), axis=0,
+                            keepdims=True), groups)
+    return jax.ops.segment_sum(values, groups.segments,
+                               num_segments=groups.size)
+
+
+def _group_count(groups: _Groups) -> jax.Array:
+    ones = jnp.ones(groups.values.shape, jnp.result_type(int))
+    return _group_sum(groups, ones)
+
+
+def _extreme(groups: _Groups, values: jax.Array, find_max: bool
+             ) -> jax.Array:
+    """Minimum or maximum per group; the reduction's identity where empty."""
+    if values.dtype == np.bool_:
+        values = values.astype(np.uint8)
+    reduce = jnp.max if find_max else jnp.min
+    if groups.segments is None:
+        return reduce(values, keepdims=True)
+    if groups.rank is None:
+        info = (jnp.finfo if values.dtype.kind in "fc" else jnp.iinfo)(
+            values.dtype)
+        fill = np.array(info.min if find_max else info.max, values.dtype)
+        if values.dtype.kind == "f":
+            fill = np.array(-np.inf if find_max else np.inf, values.dtype)
+        masked = jnp.where(groups.segments == 0, values, fill)
+        return _pad(reduce(masked, keepdims=True), groups)
+    segment = jax.ops.segment_max if find_max else jax.ops.segment_min
+    return segment(values, groups.segments, num_segments=groups.size)
+
+
+def _first_position(groups: _Groups, values: jax.Array, extreme: jax.Array
+                    ) -> jax.Array:
+    """Flat position of the first point (in raster order) of each group
+    whose value is the group's extreme; 0 where there is none."""
+    size = values.size
+    flat = jnp.arange(size, dtype=jnp.result_type(int))
+    if values.dtype == np.bool_:
+        values = values.astype(np.uint8)
+    if groups.segments is None:
+        first = jnp.min(jnp.where(values == extreme[0], flat, size),
+                        keepdims=True)
+        return jnp.where(first >= size, 0, first)
+    candidate = jnp.where(values == extreme[groups.segments], flat, size)
+    if groups.rank is None:
+        first = _pad(jnp.min(jnp.where(groups.segments == 0, candidate,
+                                       size), keepdims=True), groups)
+    else:
+        first = jax.ops.segment_min(candidate, groups.segments,
+                                    num_segments=groups.size)
+    return jnp.where(first >= size, 0, first)
+
+
+def _coordinates(flat: jax.Array, shape: tuple[int, ...]) -> jax.Array:
+    """Flat positions as coordinates along a last axis."""
+    if not shape:
+        return jnp.zeros(flat.shape + (0,), flat.dtype)
+    return jnp.stack(jnp.unravel_index(flat, shape), axis=-1).astype(
+        flat.dtype)
+
+
+def _float_dtype(dtype: np.dtype) -> np.dtype:
+    """float64 (complex128 for complex input), as JAX's x64 mode allows."""
+    kind = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    return jnp.dtype(jax.dtypes.canonicalize_dtype(kind))
+
+
+def _sum_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype of ``input.sum()``: int64/uint64 for integers and bool."""
+    return jax.eval_shape(jnp.sum, jax.ShapeDtypeStruct((1,), dtype)).dtype
+
+
+def _sums(groups: _Groups) -> tuple[jax.Array, jax.Array]:
+    """Counts and sums per group, the sums accumulated in float64."""
+    values = groups.values
+    if values.dtype.kind in "fc" or groups.rank is not None:
+        values = values.astype(_float_dtype(values.dtype))
+    elif values.dtype == np.bool_:
+        values = values.astype(_sum_dtype(values.dtype))
+    return _group_count(groups), _group_sum(groups, values)
+
+
+# --------------------------------------------------------------------------
+# label
+# --------------------------------------------------------------------------
+
+def _default_structure(rank: int) -> np.ndarray:
+    """``generate_binary_structure(rank, 1)``: the face neighbours."""
+    if rank < 1:
+        return np.array(True)
+    distance = _builtin_sum(np.abs(np.indices((3,) * rank) - 1))
+    return distance <= 1
+
+
+def _check_structure(structure: Any, ndim: int, error: type[Exception],
+                     default: bool = True) -> np.ndarray:
+    if structure is None:
+        return _default_structure(ndim)
+    if _is_traced(structure):
+        raise TypeError("structure: must be concrete (a numpy or JAX array "
+                        "outside jit), as it decides the program")
+    structure = np.asarray(as_numpy(structure), dtype=bool)
+    if structure.ndim != ndim:
+        raise RuntimeError("structure and input must have equal rank")
+    if any(size != 3 for size in structure.shape):
+        raise error("structure dimensions must be equal to 3")
+    return structure
+
+
+def _backward_offsets(structure: np.ndarray) -> tuple[tuple[int, ...], ...]:
+    """Offsets of the structure's neighbours that come earlier in raster
+    order (a symmetric structure's other half mirrors them)."""
+    offsets = []
+    for position in zip(*np.nonzero(structure)):
+        offset = tuple(int(p) - 1 for p in position)
+        if offset < (0,) * len(offset):
+            offsets.append(offset)
+    return tuple(offsets)
+
+
+def _shifted(x: jax.Array, offset: tuple[int, ...], fill: Any) -> jax.Array:
+    """``x[p + offset]`` at every ``p``, ``fill`` outside the array."""
+    for axis, step in enumerate(offset):
+        if step == 0:
+            continue
+        size = x.shape[axis]
+        pad = [(0, 0)] * x.ndim
+        pad[axis] = (max(-step, 0), max(step, 0))
+        x = jax.lax.slice_in_dim(jnp.pad(x, pad, constant_values=fill),
+                                 max(step, 0), max(step, 0) + size, axis=axis)
+    return x
+
+
+def _compress(parent: jax.Array) -> jax.Array:
+    """Pointer jumping until every point points at its root."""
+
+    def step(state):
+        parent, _ = state
+        grand = parent[parent]
+        return grand, jnp.any(grand != parent)
+
+    return jax.lax.while_loop(lambda state: state[1], step,
+                              (parent, jnp.array(True)))[0]
+
+
+@cached_jit(static_argnames=("offsets", "index_dtype"))
+def _label_kernel(input: jax.Array, *, offsets, index_dtype):
+    """SciPy's labels and their number, by union-find on flat indices."""
+    shape, size = input.shape, input.size
+    foreground = input != 0
+    flat = jnp.arange(size, dtype=index_dtype)
+    none = size  # the parent of background points, and of nothing else
+    own = jnp.where(foreground, flat.reshape(shape), none)
+    start = own
+    along_rows = (0,) * (len(shape) - 1) + (-1,)
+    if along_rows in offsets:
+        # Runs along the last axis in one scan: each point starts at the
+        # first point of its run, so only the other offsets need hooking.
+        left = _shifted(foreground, along_rows, False)
+        first = jnp.where(foreground & ~left, flat.reshape(shape), 0)
+        run = jax.lax.associative_scan(jnp.maximum, first, axis=-1)
+        start = jnp.where(foreground, run, none)
+        offsets = tuple(offset for offset in offsets if offset != along_rows)
+    neighbours = [_shifted(own, offset, none).ravel() for offset in offsets]
+    parent = jnp.append(start.ravel(), jnp.asarray(none, index_dtype))
+
+    def hook(state):
+        parent, _ = state
+        parent = _compress(parent)
+        root = parent[:size]
+        hooked = parent
+        for neighbour in neighbours:
+            other = parent[neighbour]
+            low, high = jnp.minimum(root, other), jnp.maximum(root, other)
+            hooked = hooked.at[jnp.where(low != high, high, none)].min(low)
+        hooked = hooked.at[none].set(none)
+        return hooked, jnp.any(hooked != parent)
+
+    parent, _ = jax.lax.while_loop(lambda state: state[1], hook,
+                                   (parent, jnp.array(True)))
+    root = _compress(parent)[:size]
+    is_root = root == flat
+    number = jnp.cumsum(is_root, dtype=index_dtype)
+    labels = jnp.where(root == none, 0, number[jnp.minimum(root, size - 1)])
+    return labels.reshape(shape), number[-1]
+
+
+def _max_exact(dtype: np.dtype) -> int:
+    """The largest label ``dtype`` stores exactly."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return 1
+    if dtype.kind == "f":
+        return 2 ** (np.finfo(dtype).nmant + 1)
+    return int(np.iinfo(dtype).max)
+
+
+@ndimage_function("input", reject_float16=False)
+def _label(input, structure=None, output=None):
+    input = jnp.asarray(input)
+    if input.dtype.kind == "c":
+        raise TypeError("Complex type not supported")
+    structure = _check_structure(structure, input.ndim, ValueError)
+    if not np.array_equal(structure, structure[(slice(None, None, -1),)
+                                                * structure.ndim]):
+        raise AssertionError("structure: Structuring element is not "
+                             "symmetric")
+    wide = input.size >= 2 ** 31 - 2
+    index_dtype = jnp.dtype(jax.dtypes.canonicalize_dtype(
+        np.int64 if wide else np.int32))
+    dtype = output_dtype(output, index_dtype)
+    if dtype == np.float16:
+        raise TypeError("output: float16 labels are not supported (as in "
+                        "SciPy)")
+    if input.ndim == 0:
+        count = (input != 0).astype(index_dtype)
+        return count.astype(dtype), count
+    if input.size == 0:
+        return (jnp.zeros(input.shape, dtype),
+                jnp.zeros((), index_dtype))
+    labels, count = _label_kernel(input, offsets=_backward_offsets(structure),
+                                  index_dtype=index_dtype)
+    if not _is_traced(count) and int(count) > _max_exact(dtype):
+        raise RuntimeError("insufficient bit-depth in requested output type")
+    if dtype == np.bool_:
+        return labels != 0, count
+    return labels.astype(dtype), count
+
+
+def _is_output_array(output: Any) -> bool:
+    return (output is not None and hasattr(output, "shape")
+            and hasattr(output, "dtype") and not isinstance(output, type))
+
+
+@docfiller
+def label(input, structure=None, output=None):
+    """Label the connected features of an array.
+
+    Every connected set of non-zero points is a feature; features are
+    numbered 1, 2, ... in the order of their first point in raster order, as
+    SciPy numbers them.
+
+    Parameters
+    ----------
+    input : array_like
+        Array to label: numpy, JAX (also inside ``jit``/``vmap``) or any
+        array-API array. Non-zero points are features.
+    structure : array_like, optional
+        Which neighbours are connected: a symmetric boolean array of shape
+        ``(3,) * input.ndim``. Default: the face neighbours
+        (``generate_binary_structure(input.ndim, 1)``).
+    output : dtype or array, optional
+        dtype of the labels (default int32, int64 for arrays of 2**31 points
+        or more), or (for non-JAX input) an array of `input`'s shape to
+        write them into; then only the number of features is returned.
+
+    Returns
+    -------
+    label : ndarray
+        The labels, 0 for the background (only when `output` is not an
+        array).
+    num_features : int
+        The number of features: a Python int, or a JAX integer for JAX
+        input.
+
+    Raises
+    ------
+    RuntimeError
+        If `output`'s dtype cannot hold the largest label (checked outside a
+        trace), or `structure` has another rank.
+    ValueError
+        If a dimension of `structure` is not 3, or an `output` array has
+        another shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[0, 0, 1, 1, 0, 0],
+    ...               [0, 0, 0, 1, 0, 0],
+    ...               [1, 1, 0, 0, 1, 0],
+    ...               [0, 0, 0, 1, 0, 0]])
+    >>> labels, n = jaxndimage.label(a)
+    >>> n
+    4
+    >>> labels
+    array([[0, 0, 1, 1, 0, 0],
+           [0, 0, 0, 1, 0, 0],
+           [2, 2, 0, 0, 3, 0],
+           [0, 0, 0, 4, 0, 0]], dtype=int32)
+    >>> jaxndimage.label(a, structure=np.ones((3, 3)))[1]
+    2
+    """
+    if _distributed.is_dask_array(input):
+        if _is_output_array(output):
+            raise TypeError("output: pass a dtype for dask input")
+        return _label_dask(input, structure, output)
+    if _is_output_array(output):
+        if is_jax_array(output):
+            raise TypeError(
+                "output: JAX arrays are immutable, so an output array cannot "
+                "be written in place; pass a dtype instead (output=jnp.int32)"
+                " and use the returned array")
+        if tuple(output.shape) != tuple(np.shape(input)):
+            raise ValueError("output shape not correct")
+        labels, count = _label(input, structure, as_numpy(output).dtype)
+        output[...] = labels
+        return _python_int(count)
+    labels, count = _label(input, structure, output)
+    return labels, _python_int(count)
+
+
+def _label_dask(input, structure, output):
+    """`label` of a dask array, block by block, equal to SciPy's labels.
+
+    Each block is labelled on its own; the labels of features that cross a
+    seam are merged from the planes on both sides of every seam (with the
+    structure's diagonal neighbours), and the features renumbered in the
+    raster order of their first point in the whole array.  Returns a lazy
+    dask array and the number of features (computing the per-block counts,
+    seams and first points, all small).
+    """
+    import dask
+    import dask.array as da
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if input.dtype.kind == "c":
+        raise TypeError("Complex type not supported")
+    ndim = input.ndim
+    structure = _check_structure(structure, ndim, ValueError)
+    # Validates everything else (symmetry, output dtype) on a tiny array.
+    dtype = label(np.zeros((1,) * ndim, input.dtype), structure,
+                  output)[0].dtype
+    if output is None and input.size >= 2 ** 31 - 2:
+        dtype = np.dtype(np.intp)
+    if input.size == 0 or ndim == 0:
+        labels, count = label(np.asarray(input.compute()), structure, output)
+        return da.from_array(labels), count
+
+    def local(block):
+        return label(block, structure, np.int64)[0]
+
+    blocks = input.map_blocks(local, dtype=np.int64)
+    starts = [np.concatenate([[0], np.cumsum(c)[:-1]]) for c in input.chunks]
+
+    def firsts(block_labels, corner):
+        """The flat index in the whole array of each local label's first
+        point."""
+        count = int(block_labels.max()) if block_labels.size else 0
+        first = np.full(count, np.iinfo(np.int64).max)
+        where = np.nonzero(block_labels)
+        flat = np.ravel_multi_index(tuple(w + c for w, c in zip(where,
+                                                                corner)),
+                                    input.shape)
+        np.minimum.at(first, block_labels[where] - 1, flat)
+        return first
+
+    labels_blocks = blocks.to_delayed()
+    positions = list(np.ndindex(*[len(c) for c in input.chunks]))
+    first_points = dask.compute(*[dask.delayed(firsts)(
+        labels_blocks[p], [int(starts[k][i]) for k, i in enumerate(p)])
+        for p in positions])
+    counts = np.array([len(f) for f in first_points])
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    total = int(counts.sum())
+    offset_array = np.zeros([len(c) for c in input.chunks], np.int64)
+    for p, o in zip(positions, offsets):
+        offset_array[p] = o
+
+    def shifted(block, block_info=None):
+        where = block_info[0]["chunk-location"]
+        return np.where(block > 0, block + offset_array[where], 0)
+
+    provisional = blocks.map_blocks(shifted, dtype=np.int64)
+    # Equivalences across the seams: the two planes either side of each.
+    pairs = []
+    for axis in range(ndim):
+        edges = np.cumsum(input.chunks[axis])[:-1]
+        for edge in edges:
+            slab = provisional[(slice(None),) * axis
+                               + (slice(edge - 1, edge + 1),)]
+            pairs.append(dask.delayed(_seam_pairs)(slab, axis, structure))
+    found = [p for p in dask.compute(*pairs) if len(p)]
+    found = np.concatenate(found) if found else np.zeros((0, 2), np.int64)
+    graph = coo_matrix((np.ones(len(found)), (found[:, 0] - 1,
+                                              found[:, 1] - 1)),
+                       shape=(total, total))
+    _, component = connected_components(graph, directed=False)
+    first = np.concatenate(first_points) if total else np.zeros(0, np.int64)
+    component_first = np.full(component.max() + 1 if total else 0,
+                              np.iinfo(np.int64).max)
+    np.minimum.at(component_first, component, first)
+    rank = np.empty_like(component_first)
+    rank[np.argsort(component_first, kind="stable")] = np.arange(
+        1, len(component_first) + 1)
+    table = np.concatenate([[0], rank[component]]).astype(dtype)
+    count = len(component_first)
+    if count > _max_exact(dtype):
+        raise RuntimeError("insufficient bit-depth in requested output type")
+    return provisional.map_blocks(lambda b: table[b], dtype=dtype), count
+
+
+def _seam_pairs(slab: np.ndarray, axis: int, structure: np.ndarray
+                ) -> np.ndarray:
+    """Pairs of labels connected across the seam in the middle of a slab
+    two planes thick along ``axis``."""
+    slab = np.asarray(slab)
+    before = np.take(slab, 0, axis=axis)
+    after = np.take(slab, 1, axis=axis)
+    pairs = []
+    for position in zip(*np.nonzero(structure)):
+        offset = [int(q) - 1 for q in position]
+        if offset[axis] != 1:
+            continue
+        rest = offset[:axis] + offset[axis + 1:]
+        source = [slice(max(-o, 0), n - max(o, 0)) for o, n in
+                  zip(rest, before.shape)]
+        target = [slice(max(o, 0), n - max(-o, 0)) for o, n in
+                  zip(rest, before.shape)]
+        a, b = before[tuple(source)], after[tuple(target)]
+        both = (a > 0) & (b > 0)
+        pairs.append(np.stack([a[both], b[both]], axis=-1))
+    return np.concatenate(pairs) if pairs else np.zeros((0, 2), np.int64)
+
+
+# --------------------------------------------------------------------------
+# find_objects and value_indices
+# --------------------------------------------------------------------------
+
+@cached_jit(static_argnames=("count",))
+def _bounding_boxes(labels: jax.Array, *, count: int):
+    """Lowest and highest coordinate of labels 1..count per axis, and which
+    labels occur."""
+    flat = labels.ravel()
+    spread = count + jnp.arange(flat.size, dtype=np.int32) % _SPREAD
+    segments = jnp.where((flat >= 1) & (flat <= count),
+                         flat.astype(np.int32) - 1, spread)
+    size = count + _SPREAD
+    grids = jnp.unravel_index(jnp.arange(flat.size, dtype=np.int32),
+                              labels.shape) if labels.ndim else ()
+    low = [jax.ops.segment_min(g, segments, num_segments=size)[:count]
+           for g in grids]
+    high = [jax.ops.segment_max(g, segments, num_segments=size)[:count]
+            for g in grids]
+    present = jax.ops.segment_sum(jnp.ones(flat.shape, np.int32), segments,
+                                  num_segments=size)[:count] > 0
+    empty = jnp.zeros((count, 0), np.int32)
+    return (jnp.stack(low, axis=-1) if low else empty,
+            jnp.stack(high, axis=-1) if high else empty, present)
+
+
+def _boxes_as_slices(result, bound):
+    why = "the length of its list depends on the labels"
+    low, high, present = (_host(x, "find_objects", why) for x in result)
+    return [tuple(slice(int(a), int(b) + 1) for a, b in zip(lo, hi))
+            if here else None for lo, hi, here in zip(low, high, present)]
+
+
+@_measurement("input", finish=_boxes_as_slices)
+def find_objects(input, max_label=0):
+    """The bounding box of each label, as a tuple of slices.
+
+    Parameters
+    ----------
+    input : array_like of int
+        Labels; 0 (and negative values) are background.
+    max_label : int, optional
+        The highest label to look for. Default: ``input.max()``.
+
+    Returns
+    -------
+    object_slices : list of tuples
+        For label ``l`` at position ``l - 1``: one slice per axis (the
+        smallest box holding the label), or None where the label does not
+        occur. Computed on device and built on the host: not traceable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.zeros((6, 6), dtype=int)
+    >>> a[2:4, 2:4] = 1
+    >>> a[4, 4] = 1
+    >>> a[:2, :3] = 2
+    >>> a[0, 5] = 3
+    >>> jaxndimage.find_objects(a)  # doctest: +NORMALIZE_WHITESPACE
+    [(slice(2, 5, None), slice(2, 5, None)),
+     (slice(0, 2, None), slice(0, 3, None)),
+     (slice(0, 1, None), slice(5, 6, None))]
+    >>> jaxndimage.find_objects(a == 1, max_label=2)
+    [(slice(2, 5, None), slice(2, 5, None)), None]
+    """
+    input = jnp.asarray(input)
+    if input.dtype.kind == "c":
+        raise TypeError("Complex type not supported")
+    if max_label < 1:
+        max_label = _host(input.max(), "find_objects", "its default "
+                          "max_label, input.max(), decides the length of "
+                          "its list")[()]
+    count = operator.index(max_label)
+    if input.dtype.kind == "f":
+        input = jnp.trunc(input).astype(jnp.result_type(int))
+    return _bounding_boxes(input, count=count)
+
+
+@cached_jit()
+def _value_order(values: jax.Array):
+    """Stable order of the flat values, the sorted values, and where each
+    run of equal values starts."""
+    order = jnp.argsort(values, stable=True)
+    ordered = values[order]
+    starts = jnp.concatenate([jnp.ones((1,), bool),
+                              ordered[1:] != ordered[:-1]])
+    return order, ordered, starts
+
+
+def _value_indices(arr, *, ignore_value=None):
+    arr = jnp.asarray(arr)
+    if arr.dtype.kind not in "iu":
+        raise ValueError("Parameter 'arr' must be an integer array")
+    if _is_traced(arr):
+        _host(arr, "value_indices", "its dict has one entry per value found")
+    if arr.size == 0:
+        return (jnp.zeros((0,), np.int32), arr.ravel(),
+                jnp.zeros((0,), bool))
+    return _value_order(arr.ravel())
+
+
+def _indices_dict(result, bound):
+    order, ordered, starts = result
+    template = order
+    shape = np.shape(bound.arguments["arr"])
+    order = _host(order, "value_indices", "")
+    ordered = _host(ordered, "value_indices", "")
+    starts = np.flatnonzero(_host(starts, "value_indices", ""))
+    ends = np.append(starts[1:], ordered.size)
+    numpy_caller = isinstance(template, np.ndarray)
+    ignore = bound.arguments.get("ignore_value")
+    if ignore is not None:
+        ignore = ordered.dtype.type(ignore)
+    indices = {}
+    for start, end in zip(starts, ends):
+        value = ordered[start]
+        if ignore is not None and value == ignore:
+            continue
+        where = np.unravel_index(order[start:end].astype(np.intp), shape)
+        key = value if numpy_caller else value.item()
+        indices[key] = tuple(_like(template, w) for w in where)
+    return indices
+
+
+@_measurement("arr", finish=_indices_dict)
+def value_indices(arr, *, ignore_value=None):
+    """The positions of each distinct value of an integer array.
+
+    Parameters
+    ----------
+    arr : array_like of int
+        Integer array.
+    ignore_value : int, optional
+        A value to leave out. Default None: every value is kept.
+
+    Returns
+    -------
+    indices : dict
+        For each distinct value, in increasing order, a tuple of index
+        arrays (one per axis, as ``numpy.nonzero`` gives) of its positions
+        in raster order. Keys are numpy scalars of `arr`'s dtype for numpy
+        input, Python ints otherwise. Sorted on device, built on the host:
+        not traceable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[2, 0, 1],
+    ...               [1, 0, 2]])
+    >>> found = jaxndimage.value_indices(a, ignore_value=0)
+    >>> list(found)
+    [np.int64(1), np.int64(2)]
+    >>> found[1]
+    (array([0, 1]), array([2, 0]))
+    """
+    return _value_indices(arr, ignore_value=ignore_value)
+
+
+# --------------------------------------------------------------------------
+# Per-label statistics
+# --------------------------------------------------------------------------
+
+_STATISTIC_PARAMETERS = ("input", "labels")
+
+
+def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
+             exact_index: bool = False, operands: tuple = ()) -> Any:
+    """Plan the grouping on the host, then run ``statistic`` as one
+    compiled program."""
+    input = jnp.asarray(input)
+    plan, labels, index, low = _plan(input, labels, index, exact_index)
+    low = None if low is None else jnp.asarray(low, jnp.result_type(int))
+    return _measure_kernel(input, labels, index, low, operands,
+                           statistic=statistic, plan=plan)
+
+
+@cached_jit(static_argnames=("statistic", "plan"))
+def _measure_kernel(input, labels, index, low, operands, *, statistic, plan):
+    groups = _groups(plan, input, labels, index, low)
+    return _BODIES[statistic](groups, *operands)
+
+
+def _nonempty(reduction: str) -> Callable:
+    """A finish step that raises numpy's ValueError for the minimum or
+    maximum of an empty region (outside a trace)."""
+
+    def finish(result, bound):
+        value, count = result
+        if (np.ndim(count) == 0 and not _is_traced(count)
+                and int(as_numpy(count)) == 0):
+            raise ValueError(f"zero-size array to reduction operation "
+                             f"{reduction} which has no identity")
+        return _scalar(value)
+
+    return finish
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS)
+def sum_labels(input, labels=None, index=None):
+    """The sum of the values of an array, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values to sum.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    sum : scalar or ndarray
+        One sum (of ``input.sum()``'s dtype) when `index` is None or a
+        scalar; else a float64 array of `index`'s shape, 0 for labels that
+        do not occur.
+
+    Examples
+    --------
+    >>> import jaxndimage
+    >>> input = [0, 1, 2, 3]
+    >>> labels = [1, 1, 2, 2]
+    >>> jaxndimage.sum_labels(input, labels, index=[1, 2])
+    array([1., 5.])
+    >>> jaxndimage.sum_labels(input, labels, index=1)
+    np.int64(1)
+    >>> jaxndimage.sum_labels(input, labels)
+    np.int64(6)
+    """
+    return _measure("sum", input, labels, index)
+
+
+def _sum_body(groups: _Groups) -> jax.Array:
+    _, sums = _sums(groups)
+    result = _per_index(groups, sums)
+    if groups.rank is None:
+        result = result.astype(_sum_dtype(groups.values.dtype))
+    return result
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS)
+def sum(input, labels=None, index=None):
+    """The sum of the values of an array, over labelled regions.
+
+    An alias of `sum_labels`, kept as SciPy keeps it.
+
+    Parameters
+    ----------
+    input : array_like
+        Values to sum.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    sum : scalar or ndarray
+        As `sum_labels`.
+
+    Examples
+    --------
+    >>> import jaxndimage
+    >>> jaxndimage.sum([1, 2, 3], [1, 0, 1], index=[1])
+    array([4.])
+    """
+    return _measure("sum", input, labels, index)
+
+
+def _mean(groups: _Groups) -> jax.Array:
+    counts, sums = _sums(groups)
+    dtype = _float_dtype(groups.values.dtype)
+    return sums.astype(dtype) / counts.astype(dtype)
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS)
+def mean(input, labels=None, index=None):
+    """The mean of the values of an array, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values to average.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    mean : float or ndarray
+        float64: one mean, or one per element of `index` (NaN for labels
+        that do not occur).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.arange(25).reshape((5, 5))
+    >>> labels = np.zeros_like(a)
+    >>> labels[3:5, 3:5] = 1
+    >>> jaxndimage.mean(a, labels=labels, index=[0, 1])
+    array([10.28571429, 21.        ])
+    """
+    return _measure("mean", input, labels, index)
+
+
+def _variance(groups: _Groups) -> jax.Array:
+    means = _mean(groups)
+    values = groups.values.astype(means.dtype)
+    if groups.segments is None:
+        deviation = values - means[0]
+    else:
+        deviation = values - means[groups.segments]
+    squares = (deviation * jnp.conj(deviation)).real
+    counts = _group_count(groups).astype(squares.dtype)
+    return (_group_sum(groups, squares) / counts).astype(means.dtype)
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS)
+def variance(input, labels=None, index=None):
+    """The variance of the values of an array, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    variance : float or ndarray
+        float64 (population variance, as SciPy): one value, or one per
+        element of `index` (NaN for labels that do not occur).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[1, 2, 0, 0],
+    ...               [5, 3, 0, 4],
+    ...               [0, 0, 0, 7],
+    ...               [9, 3, 0, 0]])
+    >>> float(jaxndimage.variance(a))
+    7.609375
+    >>> labels, n = jaxndimage.label(a)
+    >>> jaxndimage.variance(a, labels, index=np.arange(1, n + 1))
+    array([2.1875, 2.25  , 9.    ])
+    """
+    return _measure("variance", input, labels, index)
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS)
+def standard_deviation(input, labels=None, index=None):
+    """The standard deviation of the values of an array, over labelled
+    regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    standard_deviation : float or ndarray
+        float64: the square root of `variance`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[1, 2, 0, 0],
+    ...               [5, 3, 0, 4],
+    ...               [0, 0, 0, 7],
+    ...               [9, 3, 0, 0]])
+    >>> float(jaxndimage.standard_deviation(a))
+    2.7585095613392387
+    """
+    return _measure("standard_deviation", input, labels, index)
+
+
+def _extreme_values(groups: _Groups, find_max: bool) -> jax.Array:
+    """Minima or maxima per group, 0 for empty groups (as SciPy's index
+    arrays give)."""
+    values = _extreme(groups, groups.values, find_max)
+    if groups.rank is not None:
+        present = _group_count(groups) > 0
+        values = jnp.where(present, values, 0)
+    return values.astype(groups.values.dtype)
+
+
+def _extremum_body(groups: _Groups, find_max: bool):
+    values = _per_index(groups, _extreme_values(groups, find_max))
+    return values, _per_index(groups, _group_count(groups))
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS, finish=_nonempty("minimum"))
+def minimum(input, labels=None, index=None):
+    """The minimum of the values of an array, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    minimum : scalar or ndarray
+        Of `input`'s dtype: one minimum (a ValueError for an empty region,
+        as numpy's ``min``), or one per element of `index` (0 for labels
+        that do not occur).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[1, 2, 0, 0],
+    ...               [5, 3, 0, 4],
+    ...               [0, 0, 0, 7],
+    ...               [9, 3, 0, 0]])
+    >>> labels, n = jaxndimage.label(a)
+    >>> jaxndimage.minimum(a, labels=labels, index=np.arange(1, n + 1))
+    array([1, 4, 3])
+    >>> jaxndimage.minimum(a)
+    np.int64(0)
+    """
+    return _measure("minimum", input, labels, index)
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS, finish=_nonempty("maximum"))
+def maximum(input, labels=None, index=None):
+    """The maximum of the values of an array, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    maximum : scalar or ndarray
+        Of `input`'s dtype: one maximum (a ValueError for an empty region),
+        or one per element of `index` (0 for labels that do not occur).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.arange(16).reshape((4, 4))
+    >>> labels = np.zeros_like(a)
+    >>> labels[:2, :2] = 1
+    >>> labels[2:, 1:3] = 2
+    >>> jaxndimage.maximum(a, labels=labels, index=[1, 2])
+    array([ 5, 14])
+    >>> jaxndimage.maximum(a, labels=labels)
+    np.int64(14)
+    """
+    return _measure("maximum", input, labels, index)
+
+
+def _medians(values: jax.Array, segments: jax.Array, size: int):
+    """Median per group by one sort on (group, value); NaN where empty."""
+    dtype = values.dtype
+    keys = values.astype(np.uint8) if dtype == np.bool_ else values
+    segments, keys = jax.lax.sort((segments, keys), num_keys=2)
+    counts = jax.ops.segment_sum(jnp.ones(segments.shape, np.int32),
+                                 segments, num_segments=size)
+    starts = jnp.cumsum(counts) - counts
+    low = jnp.clip(starts + (counts - 1) // 2, 0, max(keys.size - 1, 0))
+    high = jnp.clip(starts + counts // 2, 0, max(keys.size - 1, 0))
+    out = _float_dtype(dtype) if dtype.kind in "biu" else dtype
+    if keys.size == 0:
+        return jnp.full((size,), jnp.nan, out), counts
+    median = (keys[low].astype(out) + keys[high].astype(out)) / 2
+    return median, counts
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS)
+def median(input, labels=None, index=None):
+    """The median of the values of an array, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    median : float or ndarray
+        One median, or one per element of `index`: float64 for integer
+        and boolean input (the two middle values averaged in float64),
+        `input`'s dtype for floats. An empty region gives NaN; a label of
+        `index` that does not occur gives what SciPy gives (the smallest
+        value among the points of the lowest label).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[1, 2, 0, 1],
+    ...               [5, 3, 0, 4],
+    ...               [0, 0, 0, 7],
+    ...               [9, 3, 0, 0]])
+    >>> labels, n = jaxndimage.label(a)
+    >>> jaxndimage.median(a, labels=labels, index=np.arange(1, n + 1))
+    array([2.5, 4. , 6. ])
+    >>> float(jaxndimage.median(a))
+    1.0
+    """
+    return _measure("median", input, labels, index)
+
+
+def _median_body(groups: _Groups) -> jax.Array:
+    segments = groups.segments
+    if segments is None:
+        segments = jnp.zeros(groups.values.shape, np.int32)
+    medians, counts = _medians(groups.values, segments.astype(np.int32),
+                               groups.size)
+    if groups.rank is None:
+        medians = jnp.where(counts > 0, medians, jnp.nan)
+    else:
+        # SciPy reads an absent label's median at the start of its sorted
+        # order: the smallest value among the points of the lowest label.
+        lowest = groups.labels == groups.labels.min()
+        values = groups.values
+        if values.dtype == np.bool_:
+            values = values.astype(np.uint8)
+        first = jnp.min(jnp.where(lowest, values, jnp.max(values)))
+        medians = jnp.where(counts > 0, medians,
+                            first.astype(medians.dtype))
+    return _per_index(groups, medians)
+
+
+def _positions_of(groups: _Groups, find_max: bool) -> jax.Array:
+    """Coordinates of each group's first extreme in raster order (SciPy's
+    for one region; with an index array SciPy takes any tied position)."""
+    extreme = _extreme(groups, groups.values, find_max)
+    flat = _first_position(groups, groups.values, extreme)
+    positions = _per_index(groups, _coordinates(flat, groups.shape))
+    if positions.ndim > 1:  # SciPy lists the positions of an n-d index flat
+        positions = positions.reshape((int(np.prod(groups.index_shape)),
+                                       positions.shape[-1]))
+    return positions
+
+
+def _position_result(reduction: str) -> Callable:
+    """A finish step for positions: tuples, a list of tuples for an index
+    array, numpy's ValueError for an empty region."""
+    check = _nonempty(reduction)
+
+    def finish(result, bound):
+        positions, count = result
+        check((positions, count), bound)
+        return _positions(positions)
+
+    return finish
+
+
+def _position_body(groups: _Groups, find_max: bool):
+    return (_positions_of(groups, find_max),
+            _per_index(groups, _group_count(groups)))
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS, finish=_position_result("minimum"))
+def minimum_position(input, labels=None, index=None):
+    """The position of the minimum of an array, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    position : tuple or list of tuples
+        Coordinates of the first minimum in raster order: one tuple, or a
+        list with one per element of `index` (all zeros for labels that do
+        not occur).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[10, 20, 30],
+    ...               [40, 80, 100],
+    ...               [1, 100, 200]])
+    >>> jaxndimage.minimum_position(a)
+    (np.int64(2), np.int64(0))
+    """
+    return _measure("minimum_position", input, labels, index)
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS, finish=_position_result("maximum"))
+def maximum_position(input, labels=None, index=None):
+    """The position of the maximum of an array, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    position : tuple or list of tuples
+        Coordinates of the first maximum in raster order: one tuple, or a
+        list with one per element of `index` (all zeros for labels that do
+        not occur).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[1, 2, 0, 0],
+    ...               [5, 3, 0, 4],
+    ...               [0, 0, 0, 7],
+    ...               [9, 3, 0, 0]])
+    >>> jaxndimage.maximum_position(a)
+    (np.int64(3), np.int64(0))
+    >>> labels = np.array([[0, 1, 2, 3]] * 4)
+    >>> jaxndimage.maximum_position(a, labels, [1, 3])
+    [(np.int64(1), np.int64(1)), (np.int64(2), np.int64(3))]
+    """
+    return _measure("maximum_position", input, labels, index)
+
+
+def _extrema_result(result, bound):
+    low, high, low_at, high_at, count = result
+    positions = _position_result("minimum")
+    return (_nonempty("minimum")((low, count), bound), _scalar(high),
+            positions((low_at, count), bound),
+            positions((high_at, count), bound))
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS, finish=_extrema_result)
+def extrema(input, labels=None, index=None):
+    """Minimum, maximum and their positions, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    minimums, maximums : scalar or ndarray
+        As `minimum` and `maximum`.
+    min_positions, max_positions : tuple or list of tuples
+        As `minimum_position` and `maximum_position`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[1, 2, 0, 0],
+    ...               [5, 3, 0, 4],
+    ...               [0, 0, 0, 7],
+    ...               [9, 3, 0, 0]])
+    >>> low, high, low_at, high_at = jaxndimage.extrema(a)
+    >>> int(low), int(high), low_at, high_at
+    (0, 9, (np.int64(0), np.int64(2)), (np.int64(3), np.int64(0)))
+    """
+    return _measure("extrema", input, labels, index)
+
+
+def _extrema_body(groups: _Groups):
+    count = _per_index(groups, _group_count(groups))
+    return (_per_index(groups, _extreme_values(groups, False)),
+            _per_index(groups, _extreme_values(groups, True)),
+            _positions_of(groups, False), _positions_of(groups, True), count)
+
+
+def _centres_result(result, bound):
+    if result.ndim <= 2:
+        return _positions(result)
+    # An n-d index: SciPy's [tuple(v) for v in np.array(per_axis).T].
+    xp = jnp if is_jax_array(result) else np
+    per_axis = xp.moveaxis(as_numpy(result) if xp is np else result, -1, 0)
+    return [tuple(_rows(v)) for v in _rows(xp.transpose(per_axis))]
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS, finish=_centres_result)
+def center_of_mass(input, labels=None, index=None):
+    """The centre of mass of an array, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Masses (positive or negative).
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    center_of_mass : tuple or list of tuples
+        float64 coordinates: one tuple, or a list with one per element of
+        `index` (NaN for labels that do not occur).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[0, 0, 0, 0],
+    ...               [0, 1, 1, 0],
+    ...               [0, 1, 1, 0],
+    ...               [0, 1, 1, 0]])
+    >>> [float(c) for c in jaxndimage.center_of_mass(a)]
+    [2.0, 1.5]
+    """
+    return _measure("center_of_mass", input, labels, index)
+
+
+def _center_of_mass_body(groups: _Groups) -> jax.Array:
+    dtype = _float_dtype(groups.values.dtype)
+    values = groups.values.astype(dtype)
+    if not groups.shape:
+        return _per_index(groups, jnp.zeros((groups.size, 0), dtype))
+    grids = jnp.unravel_index(jnp.arange(values.size), groups.shape)
+    mass = _group_sum(groups, values)
+    moments = [_group_sum(groups, values * grid.astype(dtype))
+               for grid in grids]
+    return _per_index(groups, jnp.stack(moments, axis=-1) / mass[:, None])
+
+
+_BODIES = {
+    "sum": _sum_body,
+    "mean": lambda groups: _per_index(groups, _mean(groups)),
+    "variance": lambda groups: _per_index(groups, _variance(groups)),
+    "standard_deviation": lambda groups: _per_index(
+        groups, jnp.sqrt(_variance(groups))),
+    "minimum": functools.partial(_extremum_body, find_max=False),
+    "maximum": functools.partial(_extremum_body, find_max=True),
+    "median": _median_body,
+    "minimum_position": functools.partial(_position_body, find_max=False),
+    "maximum_position": functools.partial(_position_body, find_max=True),
+    "extrema": _extrema_body,
+    "center_of_mass": _center_of_mass_body,
+}
+
+
+# --------------------------------------------------------------------------
+# histogram and labeled_comprehension
+# --------------------------------------------------------------------------
+
+def _histogram_result(result, bound):
+    counts, present = result
+    index = bound.arguments.get("index")
+    if bound.arguments.get("labels") is None or index is None:
+        return counts
+    if np.isscalar(index):
+        if _is_traced(present):
+            return counts
+        return counts if bool(_host(present, "histogram", "")) else None
+    why = "with an index array it returns an object array of histograms"
+    counts_np = _host(counts, "histogram", why)
+    present_np = _host(present, "histogram", why)
+    output = np.zeros(present_np.shape, object)
+    for position in np.ndindex(present_np.shape):
+        if present_np[position]:
+            output[position] = _like(counts, counts_np[position])
+        else:
+            output[position] = None
+    return output
+
+
+def _bin_counts(values, segments, edges, count, size):
+    """Counts per group and bin (``size`` groups, the first ``count``
+    counted)."""
+    bins = edges.size - 1
+    values = values.astype(edges.dtype) if values.dtype.kind != "c" else (
+        values.real.astype(edges.dtype))
+    inside = (values >= edges[0]) & (values <= edges[-1])
+    bin_of = jnp.searchsorted(edges, values, side="right") - 1
+    bin_of = jnp.minimum(bin_of, bins - 1)
+    spread = count * bins + jnp.arange(values.size) % _SPREAD
+    cell = jnp.where(inside & (segments < count), segments * bins + bin_of,
+                     spread)
+    counts = jax.ops.segment_sum(jnp.ones(values.shape, jnp.result_type(int)),
+                                 cell, num_segments=count * bins + _SPREAD)
+    counts = counts[:count * bins].reshape(count, bins)
+    return jnp.concatenate([counts, jnp.zeros((size - count, bins),
+                                              counts.dtype)])
+
+
+@docfiller
+@_measurement(*_STATISTIC_PARAMETERS, finish=_histogram_result)
+def histogram(input, min, max, bins, labels=None, index=None):
+    """The histogram of the values of an array, over labelled regions.
+
+    Parameters
+    ----------
+    input : array_like
+        Values to count.
+    min, max : scalar
+        The range of the bins, ``numpy.linspace(min, max, bins + 1)``;
+        values outside it are not counted, `max` counts in the last bin.
+    bins : int
+        Number of bins.
+    %(labels)s
+    %(index)s
+
+    Returns
+    -------
+    hist : ndarray
+        The counts (int64): one histogram, or for an index array an object
+        array of histograms (None for labels that do not occur), built on
+        the host (not traceable). A scalar `index` that does not occur gives
+        None, as in SciPy (under a trace: zeros).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[0., 0.2146, 0.5962, 0.],
+    ...               [0., 0.7778, 0., 0.],
+    ...               [0., 0., 0., 0.],
+    ...               [0., 0., 0.7181, 0.2787],
+    ...               [0., 0., 0.6573, 0.3094]])
+    >>> jaxndimage.histogram(a, 0, 1, 10)
+    array([13,  0,  2,  1,  0,  1,  1,  2,  0,  0])
+    """
+    if labels is None and index is not None:
+        raise ValueError("index without defined labels")
+    if labels is not None and index is not None and not _is_traced(index):
+        _check_index_cast(index, labels)
+    edges = jnp.asarray(np.linspace(min, max, operator.index(bins) + 1),
+                        _float_dtype(np.float64))
+    return _measure("histogram", input, labels, index, exact_index=True,
+                    operands=(edges,))
+
+
+def _histogram_body(groups: _Groups, edges: jax.Array):
+    segments = groups.segments
+    if segments is None:
+        segments = jnp.zeros(groups.values.shape, np.int32)
+    counts = _bin_counts(groups.values, segments.astype(np.int32), edges,
+                         groups.count, groups.size)
+    return (_per_index(groups, counts),
+            _per_index(groups, _group_count(groups) > 0))
+
+
+_BODIES["histogram"] = _histogram_body
+
+
+def _check_index_cast(index: Any, labels: Any) -> None:
+    """labeled_comprehension's refusal of index values that change when cast
+    to the labels' type."""
+    index = np.atleast_1d(as_numpy(index))
+    dtype = np.dtype(labels.dtype)
+    if np.any(index.astype(dtype).astype(index.dtype) != index):
+        raise ValueError(
+            f"Cannot convert index values from <{index.dtype}> to <{dtype}> "
+            f"(labels' type) without loss of precision")
+
+
+def labeled_comprehension(input, labels, index, func, out_dtype, default,
+                          pass_positions=False):
+    """Apply a function to each labelled region of an array.
+
+    Roughly ``[func(input[labels == i]) for i in index]``. The points of
+    each region are passed to `func` in raster order.
+
+    Parameters
+    ----------
+    input : array_like
+        Values.
+    labels : array_like or None
+        Labels, of `input`'s shape (or broadcastable to it). None: `func` is
+        applied to all of `input`.
+    index : int, sequence of ints or None
+        Labels of the regions; a scalar gives one result. None: `func` is
+        applied to all points where `labels` > 0.
+    func : callable
+        ``func(values)``, or ``func(values, positions)`` with
+        `pass_positions`; values (and flat positions) are numpy arrays.
+    out_dtype : dtype
+        dtype of the result.
+    default : scalar or None
+        The result for labels of `index` that do not occur.
+    pass_positions : bool, optional
+        Also pass the flat positions of the points to `func`. Default False.
+
+    Returns
+    -------
+    result : ndarray or scalar
+        `func`'s results, one per element of `index`. `func` runs on the
+        host, so this is not traceable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[1, 2, 0, 0],
+    ...               [5, 3, 0, 4],
+    ...               [0, 0, 0, 7],
+    ...               [9, 3, 0, 0]])
+    >>> labels, n = jaxndimage.label(a)
+    >>> jaxndimage.labeled_comprehension(a, labels, np.arange(1, n + 2),
+    ...                                  np.mean, float, -1)
+    array([ 2.75,  5.5 ,  6.  , -1.  ])
+    """
+    if _distributed.is_dask_array(input) or _distributed.is_dask_array(
+            labels) or _distributed.is_dask_array(index):
+        result = labeled_comprehension(
+            *(np.asarray(a.compute()) if _distributed.is_dask_array(a) else a
+              for a in (input, labels, index)),
+            func, out_dtype, default, pass_positions)
+        return _to_dask(result)
+    why = "it calls a Python function on each region"
+    template = next((a for a in (input, labels) if hasattr(a, "shape")
+                     and not isinstance(a, np.ndarray)), None)
+    values = _host(input, "labeled_comprehension", why)
+    values = np.asarray(values)
+    positions = np.arange(values.size).reshape(values.shape) if (
+        pass_positions) else None
+
+    def call(mask=None):
+        if mask is None:
+            args = (values.ravel(),) + (
+                (positions.ravel(),) if pass_positions else ())
+        else:
+            args = (values[mask],) + ((positions[mask],) if pass_positions
+                                      else ())
+        return func(*args)
+
+    if labels is None:
+        if index is not None:
+            raise ValueError("index without defined labels")
+        return call()
+    label_values = np.asarray(_host(labels, "labeled_comprehension", why))
+    if index is not None and _is_traced(index):
+        _host(index, "labeled_comprehension", why)
+    try:
+        values, label_values = np.broadcast_arrays(values, label_values)
+    except ValueError:
+        raise ValueError("labels: input and labels must have the same shape "
+                         "(excepting dimensions with width 1)") from None
+    if index is None:
+        return call(label_values > 0)
+    scalar = np.isscalar(index)
+    index = np.atleast_1d(as_numpy(index))
+    _check_index_cast(index, label_values)
+    index = index.astype(label_values.dtype)
+    order, lows, highs, flat_values, flat_positions = _comprehension_groups(
+        values, label_values, index, pass_positions)
+    result = np.empty(index.shape, out_dtype)
+    result[...] = default
+    for i, (low, high) in enumerate(zip(lows, highs)):
+        if low == high:
+            continue
+        args = (flat_values[low:high],) + (
+            (flat_positions[low:high],) if pass_positions else ())
+        result.flat[order[i]] = func(*args)
+    if scalar:
+        return result.flat[0]
+    if template is not None and result.dtype != object:
+        return _like(template, result)
+    return result
+
+
+def _comprehension_groups(values, labels, index, pass_positions):
+    """Points sorted by label (stably, on device) and each index element's
+    run in that order."""
+    with jax.enable_x64(True):
+        flat_labels = jnp.asarray(labels.ravel())
+        order = np.asarray(jnp.argsort(flat_labels, stable=True))
+    sorted_labels = labels.ravel()[order]
+    flat_values = values.ravel()[order]
+    flat_positions = (np.arange(values.size)[order] if pass_positions
+                      else None)
+    index_order = np.argsort(index.ravel(), kind="stable")
+    ordered_index = index.ravel()[index_order]
+    lows = np.searchsorted(sorted_labels, ordered_index, side="left")
+    highs = np.searchsorted(sorted_labels, ordered_index, side="right")
+    return index_order, lows, highs, flat_values, flat_positions
+
+
+# --------------------------------------------------------------------------
+# watershed_ift
+# --------------------------------------------------------------------------
+
+_MARKER_TYPES = (np.int8, np.int16, np.int32, np.int64, np.intc, np.intp)
+
+
+def _watershed_host(image: np.ndarray, markers: np.ndarray,
+                    structure: np.ndarray, out: np.ndarray) -> None:
+    """SciPy's ``NI_WatershedIFT``, step for step, into ``out``.
+
+    A bucket queue per cost in doubly linked lists; object markers enter the
+    front of bucket 0, background markers its back; a point relabelled from
+    an object label enters the front of its new bucket, from a background
+    label the back.  Neighbours are taken on flat indices (so they wrap
+    across rows, as in SciPy), and the list pointers are kept exactly as
+    SciPy's C code leaves them, stale ones included, because the order in
+    which equal-cost points leave the queue decides the result.
+    """
+    size = image.size
+    costs_in = image.ravel().astype(np.int64)
+    labels = out.reshape(-1)
+    labels[...] = markers.ravel()
+    maxval = int(costs_in.max()) if size else 0
+    first = [-1] * (maxval + 1)
+    last = [-1] * (maxval + 1)
+    nxt = [-1] * size
+    prv = [-1] * size
+    done = [False] * size
+    cost = [maxval + 1] * size
+    marker_list = markers.ravel().tolist()
+    for j, mark in enumerate(marker_list):
+        if mark == 0:
+            continue
+        cost[j] = 0
+        if first[0] < 0:
+            first[0] = last[0] = j
+            nxt[j] = prv[j] = -1
+        elif mark > 0:
+            nxt[j], prv[j] = first[0], -1
+            prv[first[0]] = j
+            first[0] = j
+        else:
+            nxt[j], prv[j] = -1, last[0]
+            nxt[last[0]] = j
+            last[0] = j
+    shape = image.shape
+    strides = [int(np.prod(shape[k + 1:], dtype=np.int64))
+               for k in range(len(shape))]
+    steps = []
+    for position in zip(*np.nonzero(structure)):
+        step = _builtin_sum((int(p) - 1) * s for p, s in zip(position,
+                                                             strides))
+        if step != 0:
+            steps.append(step)
+    values = costs_in.tolist()
+    label_list = labels.tolist()
+    for level in range(maxval + 1):
+        while first[level] >= 0:
+            v = first[level]
+            first[level] = nxt[v]
+            if first[level] >= 0:
+                prv[first[level]] = -1
+            prv[v] = nxt[v] = -1
+            done[v] = True
+            for step in steps:
+                p = v + step
+                if p < 0 or p >= size or done[p]:
+                    continue
+                pcost = cost[p]
+                wvp = abs(values[p] - values[v])
+                high = cost[v] if cost[v] > wvp else wvp
+                if high >= pcost:
+                    continue
+                cost[p] = high
+                mark = label_list[v]
+                label_list[p] = mark
+                if nxt[p] >= 0 or prv[p] >= 0:
+                    before, after = prv[p], nxt[p]
+                    if first[pcost] == p:
+                        first[pcost] = after
+                    if last[pcost] == p:
+                        last[pcost] = before
+                    if before >= 0:
+                        nxt[before] = after
+                    if after >= 0:
+                        prv[after] = before
+                if mark < 0:
+                    prv[p], nxt[p] = last[high], -1
+                    if last[high] >= 0:
+                        nxt[last[high]] = p
+                    last[high] = p
+                    if first[high] < 0:
+                        first[high] = p
+                else:
+                    nxt[p], prv[p] = first[high], -1
+                    if first[high] >= 0:
+                        prv[first[high]] = p
+                    first[high] = p
+                    if last[high] < 0:
+                        last[high] = p
+    labels[...] = np.asarray(label_list, dtype=np.int64).astype(
+        labels.dtype, casting="unsafe")
+
+
+@ndimage_function("input", "markers", reject_float16=False)
+def watershed_ift(input, markers, structure=None, output=None):
+    """Watershed from markers by the image foresting transform.
+
+    SciPy's algorithm, run on the host: every point takes the label of the
+    marker it is reached from along the path whose largest step
+    ``|input[p] - input[q]|`` is smallest, with SciPy's order among equal
+    costs, so the result equals SciPy's exactly. Not traceable.
+
+    Parameters
+    ----------
+    input : array_like
+        uint8 or uint16 costs.
+    markers : array_like
+        Signed integer markers of `input`'s shape: positive values are
+        objects, negative values background (processed after the objects),
+        0 unlabelled.
+    structure : array_like, optional
+        Connectivity, of shape ``(3,) * input.ndim``. Default: the face
+        neighbours. As in SciPy, neighbours are taken on flat indices.
+    output : array or dtype, optional
+        An integer array to write the labels into, or their dtype. Default:
+        the dtype of `markers`.
+
+    Returns
+    -------
+    watershed_ift : ndarray
+        The labels, of `input`'s shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> image = np.array([[0, 0, 0, 0, 0],
+    ...                   [0, 1, 1, 1, 0],
+    ...                   [0, 1, 0, 1, 0],
+    ...                   [0, 1, 1, 1, 0],
+    ...                   [0, 0, 0, 0, 0]], dtype=np.uint8)
+    >>> markers = np.zeros((5, 5), dtype=np.int8)
+    >>> markers[2, 2], markers[0, 0] = 1, -1
+    >>> jaxndimage.watershed_ift(image, markers, structure=np.ones((3, 3)))
+    array([[-1, -1, -1, -1, -1],
+           [-1,  1,  1,  1, -1],
+           [-1,  1,  1,  1, -1],
+           [-1,  1,  1,  1, -1],
+           [-1, -1, -1, -1, -1]], dtype=int8)
+    """
+    input = jnp.asarray(input)
+    if input.dtype not in (np.uint8, np.uint16):
+        raise TypeError("only 8 and 16 unsigned inputs are supported")
+    structure = _check_structure(structure, input.ndim, RuntimeError)
+    markers = jnp.asarray(markers)
+    if input.shape != markers.shape:
+        raise RuntimeError("input and markers must have equal shape")
+    if markers.dtype not in _MARKER_TYPES:
+        raise RuntimeError("marker should be of integer type")
+    if isinstance(output, OutputArray):
+        if output.dtype.type not in _MARKER_TYPES:
+            raise RuntimeError("output should be of integer type")
+    dtype = output_dtype(output, markers.dtype, shape=input.shape)
+    why = "SciPy's sequential queue order decides its result"
+    image = _host(input, "watershed_ift", why)
+    marks = _host(markers, "watershed_ift", why)
+    if dtype.kind not in "iu":
+        raise RuntimeError("data type not supported")
+    result = np.empty(image.shape, dtype)
+    _watershed_host(np.asarray(image), np.asarray(marks), structure, result)
+    return jnp.asarray(result)

@@ -1,0 +1,254 @@
+"""Measurements: results and types against SciPy, errors, JAX transforms,
+host-only functions under a trace, dask input."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+import jaxndimage as jnd
+
+RNG = np.random.default_rng(17)
+# One image shape for most tests, so kernels compile once.
+IMAGE = RNG.integers(0, 9, (12, 10))
+LABELS, COUNT = ndi.label(IMAGE > 4)
+INDEX = np.arange(0, COUNT + 3)  # 0, every label, two that do not occur
+
+STATISTICS = ["sum", "sum_labels", "mean", "variance", "standard_deviation",
+              "minimum", "maximum", "median", "center_of_mass"]
+
+
+def _assert_same(ours, theirs, rtol=1e-12):
+    """Same Python structure, same numpy types, values to rtol (SciPy
+    computes some float32 statistics in float32, we in float64)."""
+    assert type(ours) is type(theirs), (type(ours), type(theirs))
+    if isinstance(theirs, list | tuple):
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            _assert_same(a, b, rtol)
+        return
+    assert np.asarray(ours).dtype == np.asarray(theirs).dtype
+    np.testing.assert_allclose(ours, theirs, rtol=rtol, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", STATISTICS)
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.bool_])
+def test_statistics_equal_scipy_in_value_and_type(name, dtype):
+    image = IMAGE.astype(dtype)
+    for labels, index in [(None, None), (LABELS, None), (LABELS, 2),
+                          (LABELS, list(INDEX))]:
+        ours = getattr(jnd, name)(image, labels, index)
+        theirs = getattr(ndi, name)(image, labels, index)
+        _assert_same(ours, theirs, 1e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("name", ["minimum_position", "maximum_position",
+                                  "extrema"])
+def test_positions_are_the_first_occurrence(name):
+    image = IMAGE.astype(np.int16)
+    for labels, index in [(None, None), (LABELS, None), (LABELS, 3)]:
+        _assert_same(getattr(jnd, name)(image, labels, index),
+                     getattr(ndi, name)(image, labels, index))
+    # With an index array SciPy's positions come from an unstable sort:
+    # ours are the first occurrence, at the same values as SciPy's.
+    ours = jnd.minimum_position(image, LABELS, INDEX)
+    first = [tuple(np.argwhere((LABELS == i)
+                               & (image == ndi.minimum(image, LABELS, i)))[0])
+             if (LABELS == i).any() else (0, 0) for i in INDEX]
+    assert ours == first
+
+
+def test_float_index_with_integer_labels_is_truncated_as_in_scipy():
+    index = [1.5, 2.0, 9.7]
+    np.testing.assert_array_equal(jnd.maximum(IMAGE, LABELS, index),
+                                  ndi.maximum(IMAGE, LABELS, index))
+    np.testing.assert_allclose(jnd.mean(IMAGE, LABELS, index),
+                               ndi.mean(IMAGE, LABELS, index))
+
+
+def test_median_of_an_absent_label_is_scipys():
+    np.testing.assert_array_equal(jnd.median(IMAGE, LABELS, [99, 1]),
+                                  ndi.median(IMAGE, LABELS, [99, 1]))
+
+
+def test_empty_region_raises_like_numpy():
+    with pytest.raises(ValueError, match="zero-size"):
+        jnd.minimum(IMAGE, LABELS, 99)
+    with pytest.raises(ValueError, match="zero-size"):
+        jnd.maximum_position(IMAGE, LABELS, 99)
+    assert jnd.sum_labels(IMAGE, LABELS, 99) == 0
+
+
+def test_labels_of_another_shape_are_a_value_error_naming_labels():
+    with pytest.raises(ValueError, match="labels"):
+        jnd.sum_labels(IMAGE, LABELS[:3], [1])
+
+
+def test_histogram_and_labeled_comprehension_equal_scipy():
+    for index in [None, 1, [1, 2, 99]]:
+        ours = jnd.histogram(IMAGE, 0, 9, 4, LABELS, index)
+        theirs = ndi.histogram(IMAGE, 0, 9, 4, LABELS, index)
+        if isinstance(theirs, np.ndarray) and theirs.dtype == object:
+            assert ours.dtype == object and ours.shape == theirs.shape
+            for a, b in zip(ours, theirs):
+                assert (a is None and b is None) or np.array_equal(a, b)
+        else:
+            np.testing.assert_array_equal(ours, theirs)
+    assert jnd.histogram(IMAGE, 0, 9, 4, LABELS, 99) is None
+    with pytest.raises(ValueError, match="loss of precision"):
+        jnd.histogram(IMAGE, 0, 9, 4, LABELS, [1.5])
+
+    def spread(values, positions):
+        return values.sum() if positions.sum() % 2 == 0 else -values.sum()
+
+    for index in [None, 2, INDEX]:
+        ours = jnd.labeled_comprehension(IMAGE, LABELS, index, spread, float,
+                                         -1, pass_positions=True)
+        theirs = ndi.labeled_comprehension(IMAGE, LABELS, index, spread,
+                                           float, -1, pass_positions=True)
+        _assert_same(ours, theirs)
+
+
+def test_label_equals_scipy_for_every_connectivity():
+    image = RNG.random((5, 6, 7)) > 0.6
+    for rank in (1, 2, 3):
+        structure = ndi.generate_binary_structure(3, rank)
+        ours, n = jnd.label(image, structure)
+        theirs, m = ndi.label(image, structure)
+        assert type(n) is int and n == m
+        assert ours.dtype == np.int32
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_label_output_dtype_and_array():
+    image = np.tile([1, 0], 200)
+    labels, n = jnd.label(image, output=np.uint16)
+    assert labels.dtype == np.uint16 and n == 200
+    out = np.zeros(image.shape, np.int64)
+    assert jnd.label(image, output=out) == 200
+    np.testing.assert_array_equal(out, ndi.label(image)[0])
+    with pytest.raises(RuntimeError, match="bit-depth"):
+        jnd.label(image, output=np.int8)
+    with pytest.raises(ValueError, match="output shape"):
+        jnd.label(image, output=np.zeros(3, np.int32))
+    assert jnd.label(np.array(3.0)) == ndi.label(np.array(3.0))
+
+
+def test_label_structure_errors_are_scipys():
+    image = np.ones((4, 4))
+    with pytest.raises(RuntimeError, match="equal rank"):
+        jnd.label(image, np.ones(3))
+    with pytest.raises(ValueError, match="equal to 3"):
+        jnd.label(image, np.ones((3, 5)))
+    with pytest.raises(AssertionError, match="symmetric"):
+        jnd.label(image, [[0, 0, 0], [1, 1, 0], [0, 0, 0]])
+    with pytest.raises(TypeError, match="Complex"):
+        jnd.label(image.astype(complex))
+
+
+def test_label_under_jit_and_vmap_returns_a_jax_count():
+    batch = RNG.random((3,) + IMAGE.shape) > 0.5
+    labels, counts = jax.jit(jax.vmap(jnd.label))(jnp.asarray(batch))
+    assert isinstance(counts, jax.Array)
+    for image, ours, n in zip(batch, labels, counts):
+        theirs, m = ndi.label(image)
+        np.testing.assert_array_equal(ours, theirs)
+        assert int(n) == m
+
+
+def test_statistics_trace_with_a_static_index_length():
+    @jax.jit
+    def measure(image, labels):
+        return (jnd.sum_labels(image, labels, jnp.arange(1, 4)),
+                jnd.maximum(image, labels, jnp.arange(1, 4)),
+                jnd.center_of_mass(image, labels, jnp.arange(1, 4)))
+
+    sums, highs, centres = measure(jnp.asarray(IMAGE, jnp.float32),
+                                   jnp.asarray(LABELS))
+    np.testing.assert_allclose(sums, ndi.sum_labels(IMAGE, LABELS, [1, 2, 3]),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(highs, ndi.maximum(IMAGE, LABELS, [1, 2, 3]))
+    np.testing.assert_allclose(np.array(centres, float),
+                               ndi.center_of_mass(IMAGE, LABELS, [1, 2, 3]),
+                               rtol=1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: jnd.find_objects(x),
+    lambda x: jnd.value_indices(x),
+    lambda x: jnd.histogram(x, 0, 9, 3, x, [1, 2]),
+    lambda x: jnd.labeled_comprehension(x, x, [1], np.sum, float, 0),
+    lambda x: jnd.watershed_ift(x.astype(jnp.uint8), x.astype(jnp.int8)),
+])
+def test_host_built_results_raise_type_error_in_a_trace(call):
+    with pytest.raises(TypeError, match="jit"):
+        jax.jit(call)(jnp.asarray(LABELS))
+
+
+def test_jax_input_gives_jax_results():
+    image, labels = jnp.asarray(IMAGE), jnp.asarray(LABELS)
+    assert isinstance(jnd.mean(image, labels, 1), jax.Array)
+    assert all(isinstance(p, jax.Array)
+               for p in jnd.maximum_position(image, labels, 1))
+    found = jnd.value_indices(labels)
+    assert all(type(key) is int for key in found)
+    assert all(isinstance(v, jax.Array) for v in found[1])
+    assert jnd.find_objects(labels) == ndi.find_objects(LABELS)
+
+
+def test_find_objects_and_value_indices_equal_scipy():
+    assert jnd.find_objects(LABELS) == ndi.find_objects(LABELS)
+    assert jnd.find_objects(LABELS, max_label=COUNT + 2) == ndi.find_objects(
+        LABELS, max_label=COUNT + 2)
+    values = (IMAGE - 4).astype(np.int8)
+    ours, theirs = jnd.value_indices(values), ndi.value_indices(values)
+    assert list(ours) == list(theirs)
+    assert all(type(k) is np.int8 for k in ours)
+    for key in theirs:
+        for a, b in zip(ours[key], theirs[key]):
+            np.testing.assert_array_equal(a, b)
+            assert a.dtype == b.dtype
+    with pytest.raises(ValueError, match="integer array"):
+        jnd.value_indices(IMAGE.astype(float))
+
+
+def test_watershed_ift_equals_scipy_and_checks_its_arguments():
+    image = (IMAGE * 25).astype(np.uint8)
+    markers = np.zeros(IMAGE.shape, np.int16)
+    markers[0, 0], markers[5, 5], markers[11, 9], markers[3, 8] = -1, 1, 2, 2
+    for structure in (None, np.ones((3, 3))):
+        ours = jnd.watershed_ift(image, markers, structure)
+        theirs = ndi.watershed_ift(image, markers, structure)
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+    with pytest.raises(TypeError, match="unsigned"):
+        jnd.watershed_ift(image.astype(np.int16), markers)
+    with pytest.raises(RuntimeError, match="integer type"):
+        jnd.watershed_ift(image, markers.astype(np.uint8))
+    with pytest.raises(RuntimeError, match="equal shape"):
+        jnd.watershed_ift(image, markers[:2])
+
+
+def test_dask_label_across_chunks_equals_scipy():
+    da = pytest.importorskip("dask.array")
+    image = RNG.random((13, 11, 7)) > 0.55
+    for rank in (1, 3):
+        structure = ndi.generate_binary_structure(3, rank)
+        labels, n = jnd.label(da.from_array(image, chunks=(4, 5, 3)),
+                              structure)
+        theirs, m = ndi.label(image, structure)
+        assert isinstance(labels, da.Array) and n == m
+        np.testing.assert_array_equal(labels.compute(), theirs)
+
+
+def test_dask_statistics_are_lazy_and_equal_scipy():
+    da = pytest.importorskip("dask.array")
+    image = da.from_array(IMAGE, chunks=(5, 4))
+    labels = da.from_array(LABELS, chunks=6)
+    for name in ["sum_labels", "mean", "maximum"]:  # tree-reduced, whole
+        for index in [None, 2, INDEX]:
+            ours = getattr(jnd, name)(image, labels, index)
+            theirs = getattr(ndi, name)(IMAGE, LABELS, index)
+            assert isinstance(ours, da.Array)
+            np.testing.assert_allclose(ours.compute(), theirs)
