@@ -64,6 +64,27 @@ from jaxndimage._splines import (
     spline_filter1d,
 )
 
+# Morphology (scipy.ndimage)
+from jaxndimage._morphology import (
+    binary_closing,
+    binary_dilation,
+    binary_erosion,
+    binary_fill_holes,
+    binary_hit_or_miss,
+    binary_opening,
+    binary_propagation,
+    black_tophat,
+    generate_binary_structure,
+    grey_closing,
+    grey_dilation,
+    grey_erosion,
+    grey_opening,
+    iterate_structure,
+    morphological_gradient,
+    morphological_laplace,
+    white_tophat,
+)
+
 # Patch tools (skimage.util) and their inverses
 from jaxndimage._blocks import (
     montage,
@@ -81,6 +102,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "affine_transform",
+    "binary_closing",
+    "binary_dilation",
+    "binary_erosion",
+    "binary_fill_holes",
+    "binary_hit_or_miss",
+    "binary_opening",
+    "binary_propagation",
+    "black_tophat",
     "convolve",
     "convolve1d",
     "correlate",
@@ -94,11 +123,17 @@ __all__ = [
     "gaussian_filter1d",
     "gaussian_gradient_magnitude",
     "gaussian_laplace",
+    "generate_binary_structure",
     "generic_filter",
     "generic_filter1d",
     "generic_gradient_magnitude",
     "generic_laplace",
     "geometric_transform",
+    "grey_closing",
+    "grey_dilation",
+    "grey_erosion",
+    "grey_opening",
+    "iterate_structure",
     "laplace",
     "map_coordinates",
     "maximum_filter",
@@ -107,6 +142,8 @@ __all__ = [
     "minimum_filter",
     "minimum_filter1d",
     "montage",
+    "morphological_gradient",
+    "morphological_laplace",
     "percentile_filter",
     "prewitt",
     "rank_filter",
@@ -124,5 +161,6 @@ __all__ = [
     "vectorized_filter",
     "view_as_blocks",
     "view_as_windows",
+    "white_tophat",
     "zoom",
 ]
