@@ -465,7 +465,11 @@ def _map_dask(func: Callable, bound: Any, name: str,
                           else "none")
         # Data-copying modes extend edge blocks here; a constant is left to
         # the function, which knows how to cast cval.
-        copies = extension in ("reflect", "mirror", "nearest")
+        # A rule marked ``extends_edges = False`` (functions that apply
+        # one filter to the result of another, with a window that is not
+        # symmetric) leaves the true edges to the function too.
+        copies = (extension in ("reflect", "mirror", "nearest")
+                  and getattr(rule, "extends_edges", True))
         edges.append((reach if copies else 0, modes[axis]))
     x = x.rechunk(tuple(chunks))
     block_func = functools.partial(_filter_block, func, bound.args,

@@ -1027,9 +1027,14 @@ def grey_dilation_depth(arguments: Mapping[str, Any], ndim: int
 
 def grey_pair_depth(arguments: Mapping[str, Any], ndim: int) -> list[int]:
     """dask halo of the functions that combine an erosion and a dilation:
-    the sum of both reaches (enough when one is applied to the other)."""
+    the sum of both reaches (enough when one is applied to the other).
+    Blocks at the true edges are extended by the function itself: its
+    second pass extends the first one's result, not the input."""
     return [a + b for a, b in zip(_grey_reach(arguments, ndim, False),
                                   _grey_reach(arguments, ndim, True))]
+
+
+grey_pair_depth.extends_edges = False  # type: ignore[attr-defined]
 
 
 @docfiller
@@ -1155,6 +1160,12 @@ def _numpy_op(op: str, a: Array, b: Array, dtype: np.dtype) -> Array:
     return cast_like_c(value, dtype)
 
 
+def _array_only(output: Any) -> Any:
+    """SciPy's gradient and Laplace write into an output array, but ignore
+    an output dtype (the result has the input's)."""
+    return output if isinstance(output, OutputArray) else None
+
+
 def _bytes_of_bool(input: Array, structure: Any) -> bool:
     """Whether a first pass over ``input`` returned boolean bytes."""
     return structure is not None and input.dtype == np.bool_
@@ -1263,8 +1274,8 @@ def morphological_gradient(input: ArrayLike, size: Any = None,
                            axes: Any = None) -> Array:
     """Morphological gradient: dilation minus erosion.
 
-    Computed in the dtypes SciPy computes it in: the input's (``uint8``
-    wraps around), promoted with an `output` dtype.
+    Computed in the input's dtype (``uint8`` wraps around), or in that of
+    an `output` array; as in SciPy, an `output` dtype is ignored.
 
     Parameters
     ----------
@@ -1297,12 +1308,9 @@ def morphological_gradient(input: ArrayLike, size: Any = None,
     input = jnp.asarray(input)
     dilated = _grey(input, size, footprint, structure, None, mode, cval,
                     origin, axes, False)
-    eroded = _grey(input, size, footprint, structure, output, mode, cval,
-                   origin, axes, True)
-    if isinstance(output, OutputArray):
-        return _numpy_op("subtract", dilated, eroded, eroded.dtype)
-    return _numpy_op("subtract", dilated, eroded,
-                     np.result_type(dilated.dtype, eroded.dtype))
+    eroded = _grey(input, size, footprint, structure, _array_only(output),
+                   mode, cval, origin, axes, True)
+    return _numpy_op("subtract", dilated, eroded, eroded.dtype)
 
 
 @docfiller
@@ -1314,8 +1322,8 @@ def morphological_laplace(input: ArrayLike, size: Any = None,
                           axes: Any = None) -> Array:
     """Morphological Laplace: dilation plus erosion minus twice the input.
 
-    Computed step by step in the output dtype, as SciPy does (``uint8``
-    wraps around).
+    Computed step by step in the input's dtype (``uint8`` wraps around) or
+    that of an `output` array; as in SciPy, an `output` dtype is ignored.
 
     Parameters
     ----------
@@ -1348,8 +1356,8 @@ def morphological_laplace(input: ArrayLike, size: Any = None,
     input = jnp.asarray(input)
     dilated = _grey(input, size, footprint, structure, None, mode, cval,
                     origin, axes, False)
-    eroded = _grey(input, size, footprint, structure, output, mode, cval,
-                   origin, axes, True)
+    eroded = _grey(input, size, footprint, structure, _array_only(output),
+                   mode, cval, origin, axes, True)
     dtype = eroded.dtype
     result = _numpy_op("add", dilated, eroded, dtype)
     result = _numpy_op("subtract", result, input, dtype)
