@@ -225,7 +225,8 @@ def _fill_runs(y: Array, passable: Array, axis: int, direction: int
                ) -> Array:
     """Propagate ``y`` along ``axis`` through consecutive passable samples:
     a sample is set when the sample ``direction`` further along is set and
-    it is passable, repeated along the whole run (a doubling scan)."""
+    it is passable, repeated along the whole run (a doubling scan; each
+    step is materialised, or XLA's fusion would recompute the chain)."""
     n = y.shape[axis]
     reach, span = passable, 1
     while span < n:
@@ -234,7 +235,39 @@ def _fill_runs(y: Array, passable: Array, axis: int, direction: int
         if span < n:
             reach = reach & _shift(reach, axis, direction * (span // 2),
                                    False)
+        y, reach = lax.optimization_barrier((y, reach))
     return y
+
+
+def _fill_row(seed: Array, passable: Array, border: bool) -> Array:
+    """Fill every run of passable samples of a 1-D row that touches a set
+    sample (both row neighbours are in the structure)."""
+    near = _shift(seed, 0, 1, border) | _shift(seed, 0, -1, border)
+    touched = passable & (seed | near)
+    runs = jnp.cumsum(~passable, dtype=jnp.int32)
+    hit = jax.ops.segment_max(touched.astype(jnp.int8), runs,
+                              num_segments=seed.shape[0] + 1)
+    return seed | (passable & (hit[runs] > 0))
+
+
+def _raster_pass(y: Array, passable: Array, above: tuple[int, ...],
+                 row_fill: bool, border: bool) -> Array:
+    """One top-to-bottom pass over a 2-D image: each row takes what the
+    structure reaches of the finished row above (column shifts ``above``),
+    then fills its runs."""
+
+    def row(previous, rows):
+        current, open_ = rows
+        source = jnp.zeros(current.shape, bool)
+        for dx in above:
+            source = source | _shift(previous, 0, dx, border)
+        current = current | (open_ & source)
+        if row_fill:
+            current = _fill_row(current, open_, border)
+        return current, current
+
+    first = jnp.full(y.shape[1:], border)
+    return lax.scan(row, first, (y, passable))[1]
 
 
 @partial(jax.jit, static_argnames=("pattern", "origins", "iterations",
@@ -260,22 +293,37 @@ def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
         y = lax.fori_loop(0, iterations, lambda _, v: step(v), y)
     else:
         offsets = _offsets(footprint, origins)
-        runs = []
-        if (0,) * y.ndim in offsets:  # the step only grows the set
+        growing = (0,) * y.ndim in offsets  # the step only grows the set
+        passable = jnp.ones(y.shape, bool) if mask is None else mask
+        if growing and y.ndim == 2:
+            # Raster passes down and up, each row filling its runs.
+            row_fill = {(0, 1), (0, -1)} <= offsets
+            down = tuple(sorted(dx for dy, dx in offsets if dy == -1))
+            up = tuple(sorted(dx for dy, dx in offsets if dy == 1))
+
+            def accelerate(y):
+                y = _raster_pass(y, passable, down, row_fill, fill)
+                return _raster_pass(y[::-1], passable[::-1], up, row_fill,
+                                    fill)[::-1]
+        else:
+            runs = []
             for axis in range(y.ndim):
                 for direction in (1, -1):
                     unit = [0] * y.ndim
                     unit[axis] = direction
-                    if tuple(unit) in offsets and y.shape[axis] > 1:
+                    if (growing and tuple(unit) in offsets
+                            and y.shape[axis] > 1):
                         runs.append((axis, direction))
-        passable = jnp.ones(y.shape, bool) if mask is None else mask
+
+            def accelerate(y):
+                for axis, direction in runs:
+                    y = _fill_runs(y, passable, axis, direction)
+                return y
 
         def round_(state):
             y, _ = state
             old = y
-            for axis, direction in runs:
-                y = _fill_runs(y, passable, axis, direction)
-            y = step(y)
+            y = step(accelerate(y))
             return y, jnp.any(y != old)
 
         y, _ = lax.while_loop(lambda state: state[1], round_,
