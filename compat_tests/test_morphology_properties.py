@@ -39,6 +39,8 @@ def structures(draw, ndim, rng):
     shape = tuple(draw(st.lists(st.integers(1, 3), min_size=ndim,
                                 max_size=ndim)))
     structure = rng.random(shape) > 0.4
+    if draw(st.booleans()):
+        structure[...] = True  # a box: separable, iterations in one pass
     origin = tuple(draw(st.integers(-(n // 2), (n - 1) // 2))
                    for n in shape)
     return structure, origin

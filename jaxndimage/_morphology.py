@@ -42,7 +42,7 @@ from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._distributed import window_reach
 from jaxndimage._docstrings import docfiller
-from jaxndimage._modes import check_mode
+from jaxndimage._modes import check_mode, pad_axis
 from jaxndimage._rank import (
     Pattern,
     _footprint_extreme,
@@ -51,6 +51,7 @@ from jaxndimage._rank import (
     expand_footprint,
     footprint_taps,
     pad_for_footprint,
+    sliding_extreme,
 )
 from jaxndimage._support import (
     OutputArray,
@@ -190,10 +191,26 @@ def iterate_structure(structure: ArrayLike, iterations: int,
 # --------------------------------------------------------------------------
 
 def _dilate(y: Array, footprint: np.ndarray, origins: tuple[int, ...],
-            border: bool) -> Array:
-    """OR of ``y`` over the structure; ``border`` past the edges."""
+            border: bool, repeat: int = 1) -> Array:
+    """OR of ``y`` over the structure; ``border`` past the edges.
+
+    A box is separable (a sliding maximum per axis), and ``repeat``
+    dilations by a box are one dilation by the larger box, since the
+    intermediate samples of any path can be kept inside the array.
+    """
     if not footprint.any():
         return jnp.zeros(y.shape, bool)
+    if footprint.all():
+        for axis, (n, origin) in enumerate(zip(footprint.shape, origins)):
+            size = repeat * (n - 1) + 1
+            if size == 1:
+                continue
+            before = repeat * (n // 2 + origin)
+            padded = pad_axis(y, axis, before, size - 1 - before, "constant",
+                              jnp.asarray(border))
+            y = sliding_extreme(padded, size, axis, minimum=False)
+        return y
+    assert repeat == 1
     padded = pad_for_footprint(y, footprint.shape, origins,
                                ("constant",) * y.ndim, jnp.asarray(border))
     return _footprint_extreme(padded, footprint, y.shape, minimum=False)
@@ -289,6 +306,8 @@ def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
 
     if iterations == 1:
         y = step(y)
+    elif iterations > 1 and mask is None and footprint.all():
+        y = _dilate(y, footprint, origins, fill, repeat=iterations)
     elif iterations > 1:
         y = lax.fori_loop(0, iterations, lambda _, v: step(v), y)
     else:
