@@ -526,7 +526,7 @@ def whole(arguments: Mapping[str, Any], ndim: int) -> None:
 
 
 @docfiller
-@ndimage_function("input", "structure", "mask", reject_float16=False,
+@ndimage_function("input", "structure", "mask",
                   depth=erosion_depth)
 def binary_erosion(input: ArrayLike, structure: Any = None,
                    iterations: int = 1, mask: Any = None, output: Any = None,
@@ -586,7 +586,7 @@ def binary_erosion(input: ArrayLike, structure: Any = None,
 
 
 @docfiller
-@ndimage_function("input", "structure", "mask", reject_float16=False,
+@ndimage_function("input", "structure", "mask",
                   depth=dilation_depth)
 def binary_dilation(input: ArrayLike, structure: Any = None,
                     iterations: int = 1, mask: Any = None,
@@ -662,7 +662,7 @@ def _open_or_close(input: Array, structure: Any, iterations: Any,
 
 
 @docfiller
-@ndimage_function("input", "structure", "mask", reject_float16=False,
+@ndimage_function("input", "structure", "mask",
                   depth=opening_depth)
 def binary_opening(input: ArrayLike, structure: Any = None,
                    iterations: int = 1, output: Any = None, origin: Any = 0,
@@ -719,7 +719,7 @@ def binary_opening(input: ArrayLike, structure: Any = None,
 
 
 @docfiller
-@ndimage_function("input", "structure", "mask", reject_float16=False,
+@ndimage_function("input", "structure", "mask",
                   depth=opening_depth)
 def binary_closing(input: ArrayLike, structure: Any = None,
                    iterations: int = 1, output: Any = None, origin: Any = 0,
@@ -776,7 +776,7 @@ def binary_closing(input: ArrayLike, structure: Any = None,
 
 
 @docfiller
-@ndimage_function("input", "structure1", "structure2", reject_float16=False,
+@ndimage_function("input", "structure1", "structure2",
                   depth=hit_or_miss_depth)
 def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
                        structure2: Any = None, output: Any = None,
@@ -844,7 +844,7 @@ def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
 
 
 @docfiller
-@ndimage_function("input", "structure", "mask", reject_float16=False,
+@ndimage_function("input", "structure", "mask",
                   depth=whole)
 def binary_propagation(input: ArrayLike, structure: Any = None,
                        mask: Any = None, output: Any = None,

@@ -249,3 +249,15 @@ def test_dask_matches_the_single_array_result():
         result = f(lazy, **kwargs)
         assert isinstance(result, da.Array), f.__name__
         _equal(result.compute(), getattr(ndi, f.__name__)(whole, **kwargs))
+
+
+def test_float16_is_refused_like_scipy_except_by_jax():
+    half = BLOBS.astype(np.float16)
+    for name in ("binary_erosion", "binary_hit_or_miss"):
+        with pytest.raises(RuntimeError):
+            getattr(ndi, name)(half)
+        with pytest.raises(RuntimeError, match="float16"):
+            getattr(jnd, name)(half)
+    _equal(jnd.binary_fill_holes(half), ndi.binary_fill_holes(half))
+    _equal(np.asarray(jnd.binary_erosion(jnp.asarray(half))),
+           ndi.binary_erosion(BLOBS))
