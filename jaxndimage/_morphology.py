@@ -7,13 +7,19 @@ erosion dilates the complement:
 
     erosion(x) = ~dilation(~x)   with the border value complemented.
 
-* A fixed number of iterations is a ``fori_loop`` of that step.
-* ``iterations < 1`` repeats it on device (``lax.while_loop``) until nothing
-  changes, without a host synchronisation per iteration.  When the structure
-  holds its own centre the step only grows the set, and every axis neighbour
-  in the structure also fills whole runs of the mask along its axis per round
-  (a doubling scan, ``log2(n)`` slices), so propagation across an image costs
-  a few rounds instead of one round per pixel of distance.
+* A box structure is separable (`jaxndimage._rank.sliding_extreme` per
+  axis), and ``k`` box iterations without a mask are one dilation by the
+  ``k``-fold box.  Other fixed iteration counts are a ``fori_loop``.
+* ``iterations < 1`` repeats the step on device (``lax.while_loop``) until
+  nothing changes, without a host synchronisation per iteration.  When the
+  structure holds its own centre the step only grows the set, and each round
+  first propagates as far as it can: in 2-D by two raster passes
+  (``lax.scan`` over the rows, down then up; each row takes what the
+  structure reaches of the finished row before it and fills its runs of the
+  mask), in N-D by filling runs along every axis neighbour of the structure
+  (doubling scans).  A round then ends with one plain step, and the loop
+  stops when a round changes nothing: the result is exactly the iterated
+  one, in a few rounds instead of one per pixel of distance.
   `binary_propagation` and `binary_fill_holes` are this loop.
 * ``mask`` keeps the samples outside it at their input value in every
   iteration, as in SciPy.
