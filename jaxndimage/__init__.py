@@ -95,6 +95,13 @@ from jaxndimage._blocks import (
     view_as_windows,
 )
 
+# Distance transforms (scipy.ndimage)
+from jaxndimage._distance import (
+    distance_transform_bf,
+    distance_transform_cdt,
+    distance_transform_edt,
+)
+
 # Divergence of a function
 from jaxndimage._divergence import divergence, value_and_divergence
 
@@ -114,6 +121,9 @@ __all__ = [
     "convolve1d",
     "correlate",
     "correlate1d",
+    "distance_transform_bf",
+    "distance_transform_cdt",
+    "distance_transform_edt",
     "divergence",
     "fourier_ellipsoid",
     "fourier_gaussian",

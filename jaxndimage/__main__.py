@@ -1,7 +1,7 @@
 """``python -m jaxndimage``: side by side with SciPy on a synthetic image.
 
     python -m jaxndimage [--size N] [--repeat R] [--out FILE.png]
-    python -m jaxndimage run SCRIPT [ARGS...] [--report]
+    python -m jaxndimage run [--report] SCRIPT [ARGS...]
 
 The first form runs a set of ``scipy.ndimage`` calls through SciPy and
 through jaxndimage on an image it generates (no download), and prints, per
@@ -201,7 +201,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m jaxndimage",
         description="Run scipy.ndimage calls through SciPy and jaxndimage "
                     "on a synthetic image and compare results and times. "
-                    "'python -m jaxndimage run SCRIPT [ARGS...] [--report]' "
+                    "'python -m jaxndimage run [--report] SCRIPT [ARGS...]' "
                     "runs a script with jaxndimage in place of "
                     "scipy.ndimage.")
     parser.add_argument("--size", type=int, default=512,
@@ -220,12 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m jaxndimage``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "run":
-        try:
-            from jaxndimage import _runner
-        except ImportError as error:
-            print(f"python -m jaxndimage run: not available ({error})",
-                  file=sys.stderr)
-            return 2
+        from jaxndimage import _runner
+
         return _runner.main(argv[1:])
     args = _parser().parse_args(argv)
     if args.size < 8:

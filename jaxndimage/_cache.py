@@ -1,36 +1,40 @@
-"""A persistent cache of jaxndimage's compiled kernels.
+"""Compiled kernels for concrete calls, in memory and on disk.
 
-A script's first call of a filter on a new shape pays for tracing and XLA
-compilation (hundreds of milliseconds on a CPU).  This module keeps the
-compiled executables of jaxndimage's own kernels on disk, so the next process
-that makes the same call loads the executable instead (milliseconds).
+With shape buckets (:mod:`jaxndimage._canvas`) a kernel compiles once per
+configuration and bucket, so a process compiles a handful of programs.
+This module keeps those programs:
 
-Why not JAX's persistent compilation cache?  Turning it on means setting the
-global options ``jax_compilation_cache_dir`` and (since our kernels compile
-in well under its default one-second threshold)
-``jax_persistent_cache_min_compile_time_secs``.  Both change how the user's
-own programs are compiled and cached, and JAX initialises its cache once per
-process, so a directory chosen by a library would also shadow one the user
-sets later.  Instead this cache serialises only jaxndimage's executables
-(``jax.experimental.serialize_executable``) into a directory of its own, and
-touches no JAX option.  The trade-off: it covers concrete calls (numpy input,
-or JAX arrays outside ``jit``); calls traced inside a user's ``jit``/``vmap``
-compile as part of the user's program, under the user's cache settings.
+* in memory, keyed by the static arguments and the argument types (a cheap
+  tuple), so a warm call is one dictionary lookup and one call of the
+  compiled executable;
+* on disk, so the next process loads a program instead of compiling it.
+  An entry is named by a digest of what was compiled: the JAX/jaxlib
+  versions, the device, ``XLA_FLAGS``, the argument types, and the kernel
+  with its static arguments and a digest of all of jaxndimage's sources
+  (read once, at the first compilation), so an edited helper can never
+  load a stale executable.  Where a static argument is not a plain value
+  (a user's callable) or the sources cannot be read (a frozen
+  application), the lowered program text itself stands in.  The directory
+  is kept below a size (least recently used entries go first).
 
-Where and how to switch it off
-------------------------------
-* ``JAXNDIMAGE_CACHE=0`` turns it off.
+Why not JAX's persistent compilation cache?  It is switched on by global
+options (``jax_compilation_cache_dir`` and a minimum compile time), which
+would change how the user's own programs are cached; JAX offers no way to
+cache one function's programs only.  When the user has configured JAX's
+cache, this one stands aside and JAX's serves.
+
+Under ``jax.disable_jit()`` kernels run op by op, as JAX does, and nothing
+is compiled or stored.
+
+* ``JAXNDIMAGE_CACHE=0`` turns the disk cache off.
 * ``JAXNDIMAGE_CACHE_DIR`` picks the directory; the default is
   ``$XDG_CACHE_HOME/jaxndimage`` (``~/.cache/jaxndimage``), or
   ``%LOCALAPPDATA%\\jaxndimage`` on Windows, ``~/Library/Caches/jaxndimage``
   on macOS.
-* When the user has configured JAX's own persistent cache
-  (``jax_compilation_cache_dir``), this cache stands aside and JAX's serves.
+* ``JAXNDIMAGE_CACHE_MAX_MB`` bounds its size (default 512).
 
-Entries are keyed by the kernel, its static arguments, the argument types,
-the JAX/jaxlib versions, the device and a digest of jaxndimage's sources, so
-an upgrade never loads a stale kernel.  Like JAX's cache, the directory is
-trusted: it holds executable code, so it is created private to the user.
+Like JAX's cache, the directory is trusted: it holds executable code, so it
+is created private to the user.
 """
 
 from __future__ import annotations
@@ -41,16 +45,16 @@ import os
 import pickle
 import sys
 import tempfile
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import jax
+import numpy as np
 
-__all__ = ["cache_dir", "cache_enabled", "cached_jit", "stats"]
+__all__ = ["KernelCache", "cache_dir", "cache_enabled", "stats"]
 
-#: Counters of this process: kernels compiled, loaded from disk, failures.
+#: Counters of this process: programs compiled, loaded from disk, failures.
 stats: dict[str, int] = {"compiled": 0, "loaded": 0, "errors": 0}
 
 
@@ -77,54 +81,78 @@ def cache_enabled() -> bool:
     return not jax.config.jax_compilation_cache_dir
 
 
-@functools.cache
-def _source_digest(module_name: str) -> str:
-    """A digest of the JAX installation and of the sources of ``module_name``
-    and of the jaxndimage modules it imports from."""
-    import jaxlib
+def _max_bytes() -> int:
+    try:
+        megabytes = float(os.environ.get("JAXNDIMAGE_CACHE_MAX_MB", 512))
+    except ValueError:
+        megabytes = 512
+    return int(megabytes * 2 ** 20)
 
+
+def _type_key(value: Any) -> Any:
+    """What a compiled program depends on in an argument."""
+    if isinstance(value, jax.Array | np.ndarray):
+        return (value.shape, value.dtype, getattr(value, "weak_type", False))
+    if isinstance(value, tuple | list):
+        return tuple(_type_key(v) for v in value)
+    return type(value)
+
+
+@functools.cache
+def _package_digest() -> str | None:
+    """A digest of jaxndimage's own sources, or None where they cannot be
+    read (a frozen application)."""
     digest = hashlib.sha256()
-    digest.update(f"{jax.__version__} {jaxlib.__version__}".encode())
-    digest.update(os.environ.get("XLA_FLAGS", "").encode())
-    module = sys.modules[module_name]
-    names = {module_name}
-    for value in vars(module).values():
-        owner = (value.__name__ if isinstance(value, types.ModuleType)
-                 else getattr(value, "__module__", None))
-        if isinstance(owner, str) and owner.startswith("jaxndimage"):
-            names.add(owner)
-    for name in sorted(names):
-        path = getattr(sys.modules.get(name), "__file__", None)
-        if path:
-            digest.update(name.encode())
-            digest.update(Path(path).read_bytes())
+    try:
+        for path in sorted(Path(__file__).parent.glob("*.py")):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    except OSError:
+        return None
     return digest.hexdigest()
 
 
-def _device_key() -> str:
+def _plain(value: Any) -> bool:
+    """True for static arguments whose repr is the same in every process."""
+    if isinstance(value, tuple | list):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, str | int | float | bool
+                                       | np.dtype)
+
+
+def _entry_name(jitted: Any, args: tuple, static: dict,
+                lowered: Callable[[], Any]) -> str:
+    """The name of a program's entry on disk.
+
+    It digests the JAX installation, the device, ``XLA_FLAGS`` and the
+    types of all arguments, and then what determines the program: the
+    jaxndimage kernel, its static arguments and jaxndimage's sources where
+    those are plain values and readable, else the lowered program text itself (which
+    costs a trace, but holds for any static argument, a callable's
+    included).  JAX leaves unused arguments out of the text, but the
+    executable still checks their types, hence the argument types.
+    """
+    import jaxlib
+
     device = jax.devices()[0]
-    return (f"{device.platform}:{device.device_kind}:{jax.device_count()}:"
-            f"{os.environ.get('XLA_FLAGS', '')}")
-
-
-def _concrete(leaves: list[Any]) -> bool:
-    """True when no leaf is traced and every array lives on device 0."""
-    device = jax.devices()[0]
-    for leaf in leaves:
-        if isinstance(leaf, jax.core.Tracer):
-            return False
-        if isinstance(leaf, jax.Array) and (
-                leaf.is_deleted() or leaf.sharding.device_set != {device}):
-            return False
-    return True
-
-
-def _aval_key(leaf: Any) -> Any:
-    """What the compiled kernel depends on in an argument: its shape and
-    dtype (and JAX's weak-type flag)."""
-    if isinstance(leaf, jax.Array):
-        return (leaf.shape, leaf.dtype.name, leaf.weak_type)
-    return str(jax.typeof(leaf))
+    parts = [jax.__version__, jaxlib.__version__, device.platform,
+             device.device_kind, str(jax.device_count()),
+             os.environ.get("XLA_FLAGS", ""),
+             str([jax.typeof(leaf) for leaf in jax.tree.leaves(args)])]
+    function = getattr(jitted, "__wrapped__", jitted)
+    module = getattr(function, "__module__", None) or ""
+    sources = _package_digest()
+    if (sources is not None and module.startswith("jaxndimage")
+            and _plain(list(static.values()))):
+        parts += [sources, module, function.__qualname__,
+                  repr(sorted(static.items()))]
+    else:
+        parts.append(lowered().as_text())
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:40] + ".bin"
 
 
 def _load(path: Path) -> Any | None:
@@ -132,11 +160,24 @@ def _load(path: Path) -> Any | None:
 
     try:
         payload, in_tree, out_tree = pickle.loads(path.read_bytes())
-        return serialize_executable.deserialize_and_load(payload, in_tree,
-                                                         out_tree)
-    except Exception:  # noqa: BLE001 (corrupt or stale entry: recompile)
+        compiled = serialize_executable.deserialize_and_load(
+            payload, in_tree, out_tree, execution_devices=jax.devices()[:1])
+    except Exception:  # noqa: BLE001 (a corrupt or foreign entry: recompile)
         stats["errors"] += 1
         return None
+    os.utime(path)  # recently used: evicted last
+    return compiled
+
+
+def _evict(directory: Path, budget: int) -> None:
+    """Delete the least recently used entries until ``directory`` fits."""
+    entries = sorted(directory.glob("*.bin"), key=lambda p: p.stat().st_mtime)
+    total = sum(p.stat().st_size for p in entries)
+    for path in entries:
+        if total <= budget:
+            break
+        total -= path.stat().st_size
+        path.unlink(missing_ok=True)
 
 
 def _store(path: Path, compiled: Any) -> None:
@@ -145,64 +186,48 @@ def _store(path: Path, compiled: Any) -> None:
     try:
         data = pickle.dumps(serialize_executable.serialize(compiled))
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent,
-                                             suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(handle, "wb") as file:
             file.write(data)
         os.replace(temporary, path)
+        _evict(path.parent, _max_bytes())
     except Exception:  # noqa: BLE001 (a full disk must not break a filter)
         stats["errors"] += 1
 
 
-def cached_jit(static_argnames: tuple[str, ...] = ()
-               ) -> Callable[[Callable], Callable]:
-    """``jax.jit`` whose concrete calls are compiled once per machine.
+class KernelCache:
+    """Compiled programs of one jitted kernel, for concrete arguments.
 
-    Traced calls go straight to the jitted function.  Concrete calls look up
-    the executable in memory, then on disk, and compile (and store) it only
-    when both miss.  Static arguments must be passed by keyword.  The jitted
-    function is available as ``.jitted``.
+    ``cache(*args, **static)`` equals ``jitted(*args, **static)``, with
+    static arguments passed by keyword.
     """
 
-    def decorate(fun: Callable) -> Callable:
-        jitted = jax.jit(fun, static_argnames=static_argnames)
-        memory: dict[tuple, Any] = {}
+    def __init__(self, jitted: Callable):
+        self.jitted = jitted
+        self.memory: dict[tuple, Any] = {}
 
-        @functools.wraps(fun)
-        def call(*args: Any, **kwargs: Any) -> Any:
-            leaves, treedef = jax.tree.flatten(args)
-            if not cache_enabled() or not _concrete(leaves):
-                return jitted(*args, **kwargs)
-            key = (treedef, tuple(_aval_key(leaf) for leaf in leaves),
-                   tuple(sorted(kwargs.items())),
-                   bool(jax.config.jax_enable_x64))
-            compiled = memory.get(key)
-            if compiled is None:
-                name = hashlib.sha256(repr((
-                    fun.__module__, fun.__qualname__, str(key[0]), key[1:],
-                    _device_key(), _source_digest(fun.__module__),
-                )).encode()).hexdigest()
-                stem = fun.__name__.strip("<>")
-                path = cache_dir() / f"{stem}-{name[:32]}.bin"
-                compiled = _load(path) if path.exists() else None
-                if compiled is None:
-                    compiled = jitted.lower(*args, **kwargs).compile()
-                    stats["compiled"] += 1
-                    _store(path, compiled)
-                else:
-                    stats["loaded"] += 1
-                memory[key] = compiled
-            try:
-                return compiled(*args)
-            except jax.errors.JaxRuntimeError:
-                # An entry that does not fit this process (another device
-                # layout): forget it and run the plain jitted function.
-                stats["errors"] += 1
-                memory.pop(key, None)
-                return jitted(*args, **kwargs)
+    def __call__(self, *args: Any, **static: Any) -> Any:
+        if jax.config.jax_disable_jit:
+            return self.jitted(*args, **static)
+        key = (tuple(static.items()), _type_key(args),
+               jax.dtypes.canonicalize_dtype(np.float64))  # the x64 scope
+        compiled = self.memory.get(key)
+        if compiled is None:
+            compiled = self.memory[key] = self._compile(args, static)
+        return compiled(*args)
 
-        call.jitted = jitted  # type: ignore[attr-defined]
-        call.lower = jitted.lower  # type: ignore[attr-defined]
-        return call
-
-    return decorate
+    def _compile(self, args: tuple, static: dict) -> Any:
+        lowered = functools.cache(lambda: self.jitted.lower(*args, **static))
+        path = None
+        if cache_enabled():
+            path = cache_dir() / _entry_name(self.jitted, args, static,
+                                             lowered)
+            compiled = _load(path) if path.exists() else None
+            if compiled is not None:
+                stats["loaded"] += 1
+                return compiled
+        compiled = lowered().compile()
+        stats["compiled"] += 1
+        if path is not None:
+            _store(path, compiled)
+        return compiled

@@ -24,7 +24,8 @@ def compute_dtype(dtype: np.dtype) -> np.dtype:
     dtype = np.dtype(dtype)
     if dtype.kind == "c":
         dtype = np.finfo(dtype).dtype
-    if dtype.kind == "f" and dtype.itemsize <= 4:
+    # numpy reports bfloat16's kind as 'V'; JAX knows it is a float.
+    if jnp.issubdtype(dtype, jnp.floating) and dtype.itemsize <= 4:
         return np.dtype(np.float32)
     return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
 
@@ -36,7 +37,7 @@ def _int_dtype(bits: int) -> np.dtype:
 def cast_like_c(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:
     """Cast a float array to ``dtype`` as a C ``(type)value`` cast would."""
     dtype = np.dtype(dtype)
-    if dtype.kind in "fc" or x.dtype == dtype:
+    if jnp.issubdtype(dtype, jnp.inexact) or x.dtype == dtype:
         return x.astype(dtype)
     if x.dtype.kind in "biu":
         return x.astype(dtype)

@@ -13,23 +13,23 @@ every pass, as SciPy does; the passes of one call are fused into one program.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxndimage._cache import cached_jit
+from jaxndimage._canvas import ExactGrid, Margins, pointwise, shape_generic
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
     check_mode,
     check_modes,
-    pad_axis,
 )
 from jaxndimage._support import (
     as_int,
@@ -67,24 +67,21 @@ ArrayLike = Any
 # Kernels (pure JAX; everything here may be traced)
 # --------------------------------------------------------------------------
 #
-# A separable filter is a list of 1-D passes.  Each pass pads its axis
-# through the shared mode table (`_modes.pad_axis`) into one materialised
-# copy, then sums its taps as shifted slices of that copy in one fused loop.
-# Measured on CPU (benchmarks/README.md): one padded copy per pass beats
-# fusing the padding into every tap and beats padding all axes up front in
-# one gather; shift-and-add beats lax.conv_general_dilated, a banded matmul
-# and FFT convolution for the radii SciPy's default truncate gives.
+# A separable filter is a list of 1-D passes.  Each pass extends its axis
+# by the boundary mode, then sums its taps as shifted views of the extended
+# array in one fused loop.  Kernels are written against a grid
+# (`_canvas.ExactGrid` for static shapes, `_canvas.FlatGrid` for the
+# shape-generic canvas), which supplies the extension and the shifts.
+# Shift-and-add beats lax.conv_general_dilated, a banded matmul and FFT
+# convolution for the radii SciPy's default truncate gives
+# (benchmarks/README.md).
 
 _BARRIER = lax.optimization_barrier
 
 
-def _tap(padded: Array, start: int, length: int, axis: int) -> Array:
-    return lax.slice_in_dim(padded, start, start + length, axis=axis)
-
-
-def _weighted_taps(padded: Array, weights: Array, axis: int, length: int,
+def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
                    symmetry: int) -> Array:
-    """``sum_k weights[k] * padded[k:k + length]`` along ``axis``.
+    """``sum_k weights[k] * padded[k:]`` along ``axis``.
 
     ``symmetry`` is +1 for a symmetric, -1 for an antisymmetric odd-sized
     kernel (folded to halve the multiplications, as SciPy does) and 0
@@ -93,30 +90,34 @@ def _weighted_taps(padded: Array, weights: Array, axis: int, length: int,
     size = weights.shape[0]
     # Materialised, so the weights are not recomputed inside every tap.
     weights = _BARRIER(weights.astype(padded.dtype))
+
+    def tap(k):
+        return grid.shift(padded, axis, k)
+
+    def add(a, b):
+        return b if a is None else grid.join(jnp.add, a, b)
+
+    total = None
     if symmetry and size % 2:
         half = size // 2
-        total = (weights[half] * _tap(padded, half, length, axis)
-                 if symmetry > 0 else None)
+        if symmetry > 0:
+            total = weights[half] * tap(half)
         for k in range(half):
-            left = _tap(padded, k, length, axis)
-            right = _tap(padded, size - 1 - k, length, axis)
-            term = weights[k] * (left + right if symmetry > 0
-                                 else left - right)
-            total = term if total is None else total + term
+            pair = grid.join(jnp.add if symmetry > 0 else jnp.subtract,
+                             tap(k), tap(size - 1 - k))
+            total = add(total, weights[k] * pair)
         if symmetry < 0:
-            # SciPy's sum starts from +0, so it never ends at -0.
-            zero = jnp.zeros((), padded.dtype)
             if total is None:  # a single (zero) tap
-                return jnp.zeros_like(_tap(padded, 0, length, axis))
-            total = jnp.where(total == 0, zero, total)
+                return jnp.zeros_like(tap(0))
+            # SciPy's sum starts from +0, so it never ends at -0.
+            total = jnp.where(total == 0, jnp.zeros((), padded.dtype), total)
         return total
-    total = weights[0] * _tap(padded, 0, length, axis)
-    for k in range(1, size):
-        total = total + weights[k] * _tap(padded, k, length, axis)
+    for k in range(size):
+        total = add(total, weights[k] * tap(k))
     return total
 
 
-def _window_taps(padded: Array, size: int, axis: int, length: int) -> Array:
+def _window_taps(grid: Any, padded: Array, size: int, axis: int) -> Array:
     """Sum of ``size`` consecutive samples along ``axis``.
 
     Short windows add their taps in one fused loop; long ones build sums of
@@ -125,58 +126,44 @@ def _window_taps(padded: Array, size: int, axis: int, length: int) -> Array:
     ``size``.
     """
     if size <= 16:
-        total = _tap(padded, 0, length, axis)
+        total = grid.shift(padded, axis, 0)
         for k in range(1, size):
-            total = total + _tap(padded, k, length, axis)
+            total = grid.join(jnp.add, total, grid.shift(padded, axis, k))
         return total
     block, span, offset, total, remaining = padded, 1, 0, None, size
     while remaining:
         if remaining & 1:
-            part = _tap(block, offset, length, axis)
-            total = part if total is None else total + part
+            part = grid.shift(block, axis, offset)
+            total = part if total is None else grid.join(jnp.add, total, part)
             offset += span
         remaining >>= 1
         if remaining:
-            kept = block.shape[axis] - span
-            block = _BARRIER(_tap(block, 0, kept, axis)
-                             + _tap(block, span, kept, axis))
+            block = _BARRIER(grid.join(jnp.add, grid.shift(block, axis, 0),
+                                       grid.shift(block, axis, span)))
             span *= 2
     return total
 
 
-class _Pass:
-    """One 1-D pass: pad ``before``/``after`` along ``axis`` by ``mode``, then
-    ``taps(padded, axis, length)``."""
+class _Pass(NamedTuple):
+    """One 1-D pass: extend ``axis`` by ``before``/``after`` samples by
+    ``mode``, then ``taps(grid, padded, axis)``."""
 
-    def __init__(self, axis: int, before: int, after: int, mode: str,
-                 taps: Callable[[Array, int, int], Array]):
-        self.axis, self.before, self.after = axis, before, after
-        self.mode, self.taps = mode, taps
-
-
-def _padded_for(x: Array, p: _Pass, cval: Any) -> Array:
-    """``x`` padded for pass ``p``, as one materialised copy.
-
-    A pass along a non-last axis reads its taps one row apart; when that row
-    pitch is a multiple of 512 bytes all taps fall in the same cache sets,
-    so the copy gets a few unused columns.
-    """
-    padded = pad_axis(x, p.axis, p.before, p.after, p.mode, cval)
-    last = x.ndim - 1
-    if p.axis != last and (x.shape[last] * x.dtype.itemsize) % 512 == 0:
-        padded = jnp.pad(padded, [(0, 0)] * last + [(0, 64 // x.dtype.itemsize)])
-    return _BARRIER(padded)
+    axis: int
+    before: int
+    after: int
+    mode: str
+    taps: Callable[[Any, Array, int], Array]
 
 
-def _run_passes(x: Array, passes: Sequence[_Pass], cval: Any,
+def _run_passes(grid: Any, x: Array, passes: Sequence[_Pass], cval: Any,
                 out_dtype: np.dtype) -> Array:
     """Run 1-D passes in turn, storing each in ``out_dtype`` as SciPy does."""
     for index, p in enumerate(passes):
         x = x.astype(compute_dtype(x.dtype))
         shape = x.shape
-        result = p.taps(_padded_for(x, p, cval), p.axis, shape[p.axis])
-        if result.shape != shape:
-            result = lax.slice(result, (0,) * x.ndim, shape)
+        padded = _BARRIER(grid.pad(x, p.axis, p.before, p.after, p.mode,
+                                   cval))
+        result = grid.crop(p.taps(grid, padded, p.axis), shape)
         # SciPy's bool output buffer holds the raw C-cast byte between
         # passes; only the final result is read as true/false.
         store = (np.dtype(np.uint8) if out_dtype == np.bool_
@@ -190,7 +177,8 @@ def _correlate_pass(weights: Array, axis: int, mode: str, origin: int,
     size = weights.shape[0]
     before = size // 2 + origin
     return _Pass(axis, before, size - 1 - before, mode,
-                 lambda v, a, n: _weighted_taps(v, weights, a, n, symmetry))
+                 lambda grid, v, a: _weighted_taps(grid, v, weights, a,
+                                                   symmetry))
 
 
 def _correlate_along(x: Array, weights: Array, cval: Any, axis: int,
@@ -198,23 +186,56 @@ def _correlate_along(x: Array, weights: Array, cval: Any, axis: int,
     """Correlate ``x`` with 1-D ``weights`` along ``axis``, in ``x.dtype``.
 
     ``symmetry`` is +1 for a symmetric, -1 for an antisymmetric odd-sized
-    kernel and 0 otherwise.
+    kernel and 0 otherwise.  ``x`` has a static shape (inside a kernel).
     """
-    return _run_passes(x, [_correlate_pass(weights, axis, mode, origin,
-                                           symmetry)], cval, x.dtype)
+    return _run_passes(ExactGrid(), x, [_correlate_pass(
+        weights, axis, mode, origin, symmetry)], cval, x.dtype)
 
 
-@cached_jit(static_argnames=("axes", "modes", "origins", "symmetries",
-                                   "out_dtype"))
+def _separable_margins(ndim: int, axes: tuple[int, ...],
+                       sizes: tuple[int, ...], origins: tuple[int, ...],
+                       modes: tuple[str, ...], steps: int) -> Margins:
+    """How far passes of window ``sizes`` along ``axes`` read."""
+    lo, hi, axis_modes = [0] * ndim, [0] * ndim, ["constant"] * ndim
+    for axis, size, origin, mode in zip(axes, sizes, origins, modes):
+        before = size // 2 + origin
+        lo[axis] = max(lo[axis], before)
+        hi[axis] = max(hi[axis], size - 1 - before)
+        axis_modes[axis] = mode
+    return Margins(tuple(lo), tuple(hi), tuple(axis_modes), steps)
+
+
+def _correlate_separable_margins(ndim, *, axes, modes, origins, sizes,
+                                 **_) -> Margins:
+    return _separable_margins(ndim, axes, sizes, origins, modes, len(axes))
+
+
+@shape_generic(("axes", "modes", "origins", "sizes", "symmetries",
+                "out_dtype"), _correlate_separable_margins)
+def _correlate_separable_kernel(x: Array, weights: tuple[Array, ...],
+                                cval: Any, *, grid: Any,
+                                axes: tuple[int, ...],
+                                modes: tuple[str, ...],
+                                origins: tuple[int, ...],
+                                sizes: tuple[int, ...],
+                                symmetries: tuple[int, ...],
+                                out_dtype: np.dtype) -> Array:
+    passes = [_correlate_pass(w, a, m, o, s)
+              for w, a, m, o, s in zip(weights, axes, modes, origins,
+                                       symmetries)]
+    return _run_passes(grid, x, passes, cval, out_dtype)
+
+
 def _correlate_separable(x: Array, weights: tuple[Array, ...], cval: Any, *,
                          axes: tuple[int, ...], modes: tuple[str, ...],
                          origins: tuple[int, ...],
                          symmetries: tuple[int, ...],
                          out_dtype: np.dtype) -> Array:
-    passes = [_correlate_pass(w, a, m, o, s)
-              for w, a, m, o, s in zip(weights, axes, modes, origins,
-                                       symmetries)]
-    return _run_passes(x, passes, cval, out_dtype)
+    """Correlate ``x`` with 1-D ``weights`` along each of ``axes``."""
+    return _correlate_separable_kernel(
+        x, weights, cval, axes=axes, modes=modes, origins=origins,
+        sizes=tuple(int(w.shape[0]) for w in weights),
+        symmetries=symmetries, out_dtype=out_dtype)
 
 
 def _gaussian_kernel1d(sigma: Any, order: int, radius: int) -> Any:
@@ -269,49 +290,87 @@ def _gaussian_separable(x: Array, sigmas: tuple[Any, ...], cval: Any, *,
                                 symmetries=symmetries, out_dtype=out_dtype)
 
 
-@cached_jit(static_argnames=("axes", "sizes", "origins", "modes",
-                                   "out_dtype"))
-def _uniform_separable(x: Array, cval: Any, *, axes: tuple[int, ...],
-                       sizes: tuple[int, ...], origins: tuple[int, ...],
-                       modes: tuple[str, ...], out_dtype: np.dtype) -> Array:
+def _window_steps(size: int) -> int:
+    """How many sequential reads :func:`_window_taps` makes."""
+    return 1 if size <= 16 else size.bit_length()
+
+
+def _uniform_margins(ndim, *, axes, sizes, origins, modes, **_) -> Margins:
+    return _separable_margins(ndim, axes, sizes, origins, modes,
+                              sum(_window_steps(n) for n in sizes))
+
+
+@shape_generic(("axes", "sizes", "origins", "modes", "out_dtype"),
+               _uniform_margins)
+def _uniform_separable(x: Array, cval: Any, *, grid: Any,
+                       axes: tuple[int, ...], sizes: tuple[int, ...],
+                       origins: tuple[int, ...], modes: tuple[str, ...],
+                       out_dtype: np.dtype) -> Array:
     passes = [_Pass(a, n // 2 + o, n - 1 - (n // 2 + o), m,
-                    lambda v, axis, length, n=n: _window_taps(
-                        v, n, axis, length) / n)
+                    lambda grid, v, axis, n=n: _window_taps(
+                        grid, v, n, axis) / n)
               for a, n, o, m in zip(axes, sizes, origins, modes)]
-    return _run_passes(x, passes, cval, out_dtype)
+    return _run_passes(grid, x, passes, cval, out_dtype)
 
 
 #: Kernels with at most this many taps are applied by shift-and-add (one
-#: fused loop over a padded copy); larger ones by lax.conv_general_dilated.
+#: fused loop over a padded copy); larger ones by lax.conv_general_dilated
+#: on a static shape.
 _MAX_SHIFT_ADD_TAPS = 125
 
 
-@cached_jit(static_argnames=("mode", "origins", "out_dtype"))
-def _correlate_nd(x: Array, weights: Array, cval: Any, *, mode: str,
-                  origins: tuple[int, ...], out_dtype: np.dtype) -> Array:
+def _window_margins(ndim, *, shape, origins, mode, **_) -> Margins:
+    """How far an n-D window of ``shape`` placed at ``origins`` reads."""
+    lo = tuple(n // 2 + o for n, o in zip(shape, origins))
+    hi = tuple(n - 1 - b for n, b in zip(shape, lo))
+    return Margins(lo, hi, (mode,) * ndim)
+
+
+@shape_generic(("shape", "mode", "origins", "out_dtype"), _window_margins)
+def _correlate_nd_kernel(x: Array, weights: Array, cval: Any, *, grid: Any,
+                         shape: tuple[int, ...], mode: str,
+                         origins: tuple[int, ...],
+                         out_dtype: np.dtype) -> Array:
     dtype = compute_dtype(x.dtype)
     x = x.astype(dtype)
-    weights = weights.astype(dtype)
-    if x.ndim == 0:
-        return cast_like_c(x * weights, out_dtype)
-    for axis, (size, origin) in enumerate(zip(weights.shape, origins)):
-        before = size // 2 + origin
-        x = pad_axis(x, axis, before, size - 1 - before, mode, cval)
-    shape = tuple(n - k + 1 for n, k in zip(x.shape, weights.shape))
-    if weights.size <= _MAX_SHIFT_ADD_TAPS:
-        padded = _BARRIER(x)
-        weights = _BARRIER(weights)
-        total = None
-        for offset in np.ndindex(*weights.shape):
-            tap = lax.slice(padded, offset, tuple(
-                o + n for o, n in zip(offset, shape)))
-            term = weights[offset] * tap
-            total = term if total is None else total + term
-        return cast_like_c(total, out_dtype)
+    weights = _BARRIER(weights.astype(dtype))
+    margins = _window_margins(len(shape), shape=shape, origins=origins,
+                              mode=mode)
+    padded = _BARRIER(grid.pad_all(x, margins.lo, margins.hi, margins.modes,
+                                   cval))
+    total = None
+    for offset in np.ndindex(*shape):
+        term = weights[offset] * grid.shift_nd(padded, offset)
+        total = term if total is None else grid.join(jnp.add, total, term)
+    return cast_like_c(grid.crop(total, x.shape), out_dtype)
+
+
+@functools.partial(jax.jit, static_argnames=("mode", "origins", "out_dtype"))
+def _correlate_nd_conv(x: Array, weights: Array, cval: Any, *, mode: str,
+                       origins: tuple[int, ...], out_dtype: np.dtype) -> Array:
+    dtype = compute_dtype(x.dtype)
+    x, weights = x.astype(dtype), weights.astype(dtype)
+    margins = _window_margins(x.ndim, shape=weights.shape, origins=origins,
+                              mode=mode)
+    x = ExactGrid().pad_all(x, margins.lo, margins.hi, margins.modes, cval)
     result = lax.conv_general_dilated(
         x[None, None], weights[None, None], (1,) * x.ndim, "VALID",
         precision=lax.Precision.HIGHEST)[0, 0]
     return cast_like_c(result, out_dtype)
+
+
+def _correlate_nd(x: Array, weights: Array, cval: Any, *, mode: str,
+                  origins: tuple[int, ...], out_dtype: np.dtype) -> Array:
+    """Correlate ``x`` with n-D ``weights`` (the same rank as ``x``)."""
+    if x.ndim == 0:
+        dtype = compute_dtype(x.dtype)
+        return cast_like_c(x.astype(dtype) * weights.astype(dtype), out_dtype)
+    if weights.size > _MAX_SHIFT_ADD_TAPS:
+        return _correlate_nd_conv(x, weights, cval, mode=mode,
+                                  origins=origins, out_dtype=out_dtype)
+    return _correlate_nd_kernel(x, weights, cval,
+                                shape=tuple(weights.shape), mode=mode,
+                                origins=origins, out_dtype=out_dtype)
 
 
 # --------------------------------------------------------------------------
@@ -982,10 +1041,20 @@ def generic_laplace(input: ArrayLike, derivative2: Callable,
         return cast_like_c(input, out)
     terms = _derivatives(derivative2, input, out, mode, cval, axes,
                          extra_arguments, extra_keywords)
+    return pointwise(_sum, *terms)
+
+
+def _sum(*terms: Array) -> Array:
+    """The sum of ``terms``, added in order."""
     total = terms[0]
     for term in terms[1:]:
         total = total + term
     return total
+
+
+def _gradient_magnitude(*terms: Array, out: np.dtype) -> Array:
+    """``sqrt(sum(term ** 2))``, as SciPy computes it into ``out``."""
+    return _sqrt_like_numpy(_sum(*(term * term for term in terms)), out)
 
 
 def _sqrt_like_numpy(x: Array, out: np.dtype) -> Array:
@@ -1040,10 +1109,7 @@ def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
         return cast_like_c(input, out)
     terms = _derivatives(derivative, input, out, mode, cval, axes,
                          extra_arguments, extra_keywords)
-    total = terms[0] * terms[0]
-    for term in terms[1:]:
-        total = total + term * term
-    return _sqrt_like_numpy(total, out)
+    return pointwise(_gradient_magnitude, *terms, out=out)
 
 
 # --------------------------------------------------------------------------

@@ -27,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxndimage._canvas import Margins, shape_generic
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import (
     as_caller_array,
@@ -40,6 +41,7 @@ from jaxndimage._modes import check_mode, pad_axis
 from jaxndimage._rank import (
     Pattern,
     check_footprint_origins,
+    footprint_margins,
     footprint_taps,
     pad_for_footprint,
     window_footprint,
@@ -109,20 +111,27 @@ def _check_real(input: Array) -> None:
 # generic_filter
 # --------------------------------------------------------------------------
 
-@partial(jax.jit, static_argnames=("function", "pattern", "origins", "mode",
-                                   "out_dtype"))
-def _generic_kernel(x: Array, cval: Any, *, function: _Bound,
+def _generic_margins(ndim, *, pattern, origins, mode, **_) -> Margins:
+    return footprint_margins(pattern.array.shape, origins, (mode,) * ndim)
+
+
+@shape_generic(("function", "pattern", "origins", "mode", "out_dtype"),
+               _generic_margins)
+def _generic_kernel(x: Array, cval: Any, *, grid: Any, function: _Bound,
                     pattern: Pattern, origins: tuple[int, ...], mode: str,
                     out_dtype: np.dtype) -> Array:
     footprint = pattern.array
     dtype = _real_float()
-    padded = pad_for_footprint(x.astype(dtype), footprint.shape, origins,
-                               (mode,) * x.ndim, jnp.asarray(cval, dtype))
-    taps = footprint_taps(padded, footprint, x.shape)
+    padded = pad_for_footprint(grid, x.astype(dtype), footprint.shape,
+                               origins, (mode,) * footprint.ndim,
+                               jnp.asarray(cval, dtype))
+    taps = [grid.crop(t, x.shape)
+            for t in footprint_taps(grid, padded, footprint)]
+    shape = taps[0].shape if taps else grid.crop(x, x.shape).shape
     windows = (jnp.stack(taps, axis=-1) if taps
-               else jnp.zeros(x.shape + (0,), dtype))
+               else jnp.zeros(shape + (0,), dtype))
     windows = windows.reshape(-1, windows.shape[-1])
-    values = jax.vmap(function)(windows).reshape(x.shape)
+    values = jax.vmap(function)(windows).reshape(shape)
     return cast_like_c(values, out_dtype)
 
 

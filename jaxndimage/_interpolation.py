@@ -32,6 +32,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jaxndimage._cache import KernelCache
+from jaxndimage._canvas import bucket_length, concrete_on_cpu, flat_bucket
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import host_array, ndimage_function
 from jaxndimage._docstrings import docfiller
@@ -190,9 +192,14 @@ def _with_cval(total: Array, weights: list[list[Array]],
 
 
 def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
-                        mode: str, cval: Any, dtype: np.dtype) -> Array:
+                        mode: str, cval: Any, dtype: np.dtype,
+                        sizes: Sequence[Any] | None = None) -> Array:
     """Interpolate the coefficients ``c`` at points given by one coordinate
     array per axis (all of one shape), computing in ``dtype``.
+
+    With ``sizes`` (traced, one per axis), ``c`` is the flattened array,
+    C-ordered, possibly followed by unused samples: the shape-generic form,
+    valid when every axis holds more than ``order + 2`` samples.
 
     Nothing is padded: neighbour indices are folded into the array by the
     mode's coefficient extension.  The coefficients are read from the
@@ -205,20 +212,23 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
     """
     extension = INTERPOLATION[mode].coefficients
     shape = coordinates[0].shape
-    last = c.ndim - 1
+    if sizes is None:
+        sizes = c.shape
+    last = len(sizes) - 1
     index_dtype = np.int32 if c.size < 2**31 else np.int64
     offsets, weights, lost, outside = [], [], [], None
     width = 1
     for axis, x in enumerate(coordinates):
-        size = c.shape[axis]
+        size = sizes[axis]
         start, w, out = _axis_plan(x.reshape(-1), size, order, mode)
         w = [v.astype(dtype) for v in w]
-        if axis == last and 1 < order < size and extension != "wrap":
+        long_axis = not isinstance(size, int) or order < size
+        if axis == last and 1 < order and long_axis and extension != "wrap":
             first, w, x_lost = _window(start, w, size, order, extension)
             indices, width = [first], order + 1
         else:
             indices, w, x_lost = _neighbours(start, w, size, extension)
-        stride = math.prod(c.shape[axis + 1:])
+        stride = math.prod(sizes[axis + 1:])
         offsets.append([i.astype(index_dtype) * stride for i in indices])
         weights.append(w)
         lost.append(x_lost)
@@ -305,19 +315,65 @@ def _coefficients(x: Array, cval: Any, order: int, mode: str,
     return _filtered(x, cval, order=order, mode=mode), npad
 
 
-@partial(jax.jit, static_argnames=("npad", "order", "mode", "dtype",
-                                   "out_dtype"))
-def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
-                   npad: int, order: int, mode: str, dtype: np.dtype,
-                   out_dtype: np.dtype) -> Array:
+def _points(c: Array, coordinates: Array | _GridSums, cval: Any,
+            sizes: Sequence[Any] | None, *, npad: int, order: int, mode: str,
+            dtype: np.dtype, out_dtype: np.dtype) -> Array:
     if isinstance(coordinates, _GridSums):
         points = coordinates.evaluate()
     else:
         coordinates = coordinates.astype(_coordinate_dtype())
-        points = [coordinates[axis] for axis in range(c.ndim)]
+        points = [coordinates[axis] for axis in range(coordinates.shape[0])]
     points = [p + npad for p in points]
     return _round_to(_interpolate_points(c, points, order, mode, cval,
-                                         dtype), out_dtype)
+                                         dtype, sizes), out_dtype)
+
+
+_POINTS_STATIC = ("npad", "order", "mode", "dtype", "out_dtype")
+
+
+@partial(jax.jit, static_argnames=_POINTS_STATIC)
+def _points_exact(c: Array, coordinates: Array | _GridSums, cval: Any,
+                  **static: Any) -> Array:
+    return _points(c, coordinates, cval, None, **static)
+
+
+def _points_flat(c: Array, coordinates: Array, cval: Any, sizes: Array,
+                 **static: Any) -> Array:
+    """The points kernel on a flattened ``c`` of traced ``sizes`` and a
+    flat list of points, both of bucket lengths."""
+    return _points(c, coordinates, cval, [sizes[a] for a in range(
+        coordinates.shape[0])], **static)
+
+
+_points_bucketed = KernelCache(jax.jit(_points_flat,
+                                       static_argnames=_POINTS_STATIC))
+
+
+def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
+                   npad: int, order: int, mode: str, dtype: np.dtype,
+                   out_dtype: np.dtype) -> Array:
+    """Interpolate ``c`` at ``coordinates`` (one row per axis).
+
+    Concrete CPU arrays whose axes all hold more than ``order + 2`` samples
+    are interpolated shape-generically: ``c`` flattened and the points
+    listed, each padded to a bucket length (:mod:`jaxndimage._canvas`), so
+    a new shape compiles nothing.
+    """
+    static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
+                  out_dtype=out_dtype)
+    if (isinstance(coordinates, _GridSums) or min(c.shape) <= order + 2
+            or not (concrete_on_cpu(c) and concrete_on_cpu(coordinates))
+            or isinstance(cval, jax.core.Tracer)):
+        return _points_exact(c, coordinates, cval, **static)
+    out_shape = coordinates.shape[1:]
+    count = math.prod(out_shape)
+    flat_c = flat_bucket(np.asarray(c).reshape(-1))
+    points = np.asarray(coordinates).reshape(c.ndim, count)
+    flat_points = np.zeros((c.ndim, bucket_length(count)), points.dtype)
+    flat_points[:, :count] = points
+    sizes = np.array(c.shape, np.int32)
+    values = _points_bucketed(flat_c, flat_points, cval, sizes, **static)
+    return jax.device_put(np.asarray(values)[:count].reshape(out_shape))
 
 
 def _map_kernel(x: Array, coordinates: Array | _GridSums, cval: Any, *,

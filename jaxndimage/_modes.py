@@ -236,9 +236,9 @@ def map_coordinate(x: jnp.ndarray, size: int, mode: str) -> jnp.ndarray:
     kind = INTERPOLATION[check_mode(mode)].coordinate
     if kind in ("outside", "keep"):
         return x
-    if size <= 1:
+    if isinstance(size, int) and size <= 1:
         return jnp.zeros_like(x)
-    n = float(size)
+    n = float(size) if isinstance(size, int) else size.astype(x.dtype)
     low, high = x < 0, x > n - 1
     if kind == "mirror":
         period = 2 * n - 2
@@ -270,12 +270,13 @@ def fold_indices(indices: jnp.ndarray, size: int, extension: str,
     'constant'.
 
     Interpolation reads the neighbours of a point through this map
-    instead of padding a copy of the array.  When the positions are known
+    instead of padding a copy of the array.  ``size`` may be traced.  When the positions are known
     to lie at most ``reach`` samples past the edges, and that is less than
     one period away, the map is one reflection or shift per edge, which
     avoids an integer division per position.
     """
-    if reach is not None and reach <= size - 2:
+    # A traced size comes from a caller that guarantees size > reach + 1.
+    if reach is not None and (not isinstance(size, int) or reach <= size - 2):
         low, high = indices < 0, indices > size - 1
         if extension == "reflect":
             return jnp.where(low, -1 - indices,

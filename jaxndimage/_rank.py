@@ -25,18 +25,17 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Iterable, Sequence
-from functools import partial
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
+from jaxndimage._canvas import ExactGrid, Margins, shape_generic
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
-from jaxndimage._modes import FILTER_EXTENSION, check_mode, pad_axis
+from jaxndimage._modes import FILTER_EXTENSION, check_mode
 from jaxndimage._support import (
     as_int,
     check_axes,
@@ -87,49 +86,55 @@ class Pattern(tuple):
 # Kernels (pure JAX; everything here may be traced)
 # --------------------------------------------------------------------------
 
-def _tap(x: Array, start: int, length: int, axis: int) -> Array:
-    return lax.slice_in_dim(x, start, start + length, axis=axis)
-
-
 def _combine(minimum: bool):
     return jnp.minimum if minimum else jnp.maximum
 
 
-def sliding_extreme(x: Array, size: int, axis: int, minimum: bool) -> Array:
-    """Minimum or maximum of every ``size`` consecutive samples along ``axis``.
+def sliding_extreme(grid: Any, x: Any, size: int, axis: int,
+                    minimum: bool) -> Array:
+    """Minimum or maximum of every ``size`` consecutive samples along ``axis``
+    ('valid' windows: window ``i`` starts at sample ``i`` of ``x``).
 
-    The result has ``x.shape[axis] - size + 1`` samples ('valid' windows).
     Extremes of 1, 2, 4, ... samples are built from each other; a window
     of ``size`` is then the extreme of two overlapping power-of-two windows.
     """
     op = _combine(minimum)
-    length = x.shape[axis] - size + 1
-    block, span = x, 1
+    block, span = grid.shift(x, axis, 0), 1
     while 2 * span <= size:
-        kept = block.shape[axis] - span
-        block = op(_tap(block, 0, kept, axis), _tap(block, span, kept, axis))
+        block = grid.join(op, block, grid.shift(block, axis, span))
         span *= 2
     if span == size:
-        return _tap(block, 0, length, axis)
-    return op(_tap(block, 0, length, axis),
-              _tap(block, size - span, length, axis))
+        return block
+    return grid.join(op, block, grid.shift(block, axis, size - span))
 
 
-def pad_for_footprint(x: Array, shape: Sequence[int], origins: Sequence[int],
-                      modes: Sequence[str], cval: Any) -> Array:
-    """Pad every axis so that window ``j`` of sample ``i`` starts at ``i``."""
-    for axis, (size, origin, mode) in enumerate(zip(shape, origins, modes)):
-        before = size // 2 + origin
-        x = pad_axis(x, axis, before, size - 1 - before, mode, cval)
-    return x
+def _sliding_steps(size: int) -> int:
+    """How many sequential reads :func:`sliding_extreme` makes."""
+    return size.bit_length() + 1
 
 
-def footprint_taps(padded: Array, footprint: np.ndarray,
-                   shape: Sequence[int]) -> list[Array]:
+def footprint_margins(shape: Sequence[int], origins: Sequence[int],
+                      modes: Sequence[str], steps: int = 1) -> Margins:
+    """How far a window of ``shape`` placed at ``origins`` reads."""
+    lo = tuple(n // 2 + o for n, o in zip(shape, origins))
+    hi = tuple(n - 1 - b for n, b in zip(shape, lo))
+    return Margins(lo, hi, tuple(modes), steps)
+
+
+def pad_for_footprint(grid: Any, x: Array, shape: Sequence[int],
+                      origins: Sequence[int], modes: Sequence[str],
+                      cval: Any) -> Any:
+    """``x`` extended on every axis, so that window ``j`` of sample ``i``
+    starts at ``i``."""
+    m = footprint_margins(shape, origins, modes)
+    return grid.pad_all(x, m.lo, m.hi, m.modes, cval)
+
+
+def footprint_taps(grid: Any, padded: Any,
+                   footprint: np.ndarray) -> list[Array]:
     """The shifted views of ``padded`` for each True of ``footprint``, in C
     order (the order SciPy hands window values to a callable)."""
-    return [lax.slice(padded, offset, tuple(o + n for o, n in
-                                            zip(offset, shape)))
+    return [grid.shift_nd(padded, offset)
             for offset in zip(*np.nonzero(footprint))]
 
 
@@ -141,12 +146,12 @@ def _runs(row: np.ndarray) -> list[tuple[int, int]]:
     return [(int(a), int(b - a)) for a, b in zip(starts, stops)]
 
 
-def _footprint_extreme(padded: Array, footprint: np.ndarray,
-                       shape: Sequence[int], minimum: bool) -> Array:
+def _footprint_extreme(grid: Any, padded: Any, footprint: np.ndarray,
+                       minimum: bool) -> Array:
     """Extreme over an arbitrary footprint, one sliding extreme per distinct
     run length along the last axis."""
     op = _combine(minimum)
-    last = padded.ndim - 1
+    last = footprint.ndim - 1
     rows = footprint.reshape(-1, footprint.shape[-1])
     leading = list(np.ndindex(*footprint.shape[:-1]))
     sliding = {}
@@ -154,55 +159,90 @@ def _footprint_extreme(padded: Array, footprint: np.ndarray,
     for lead, row in zip(leading, rows):
         for start, length in _runs(row):
             if length not in sliding:
-                sliding[length] = sliding_extreme(padded, length, last,
+                sliding[length] = sliding_extreme(grid, padded, length, last,
                                                   minimum)
-            source = sliding[length]
             begin = tuple(int(v) for v in lead) + (start,)
-            part = lax.slice(source, begin,
-                             tuple(b + n for b, n in zip(begin, shape)))
-            result = part if result is None else op(result, part)
+            part = grid.shift_nd(sliding[length], begin)
+            result = part if result is None else grid.join(op, result, part)
     return result
 
 
-@partial(jax.jit, static_argnames=("axes", "sizes", "origins", "modes",
-                                   "minimum", "dtypes", "out_dtype"))
-def _extreme_separable(x: Array, cval: Any, *, axes: tuple[int, ...],
-                       sizes: tuple[int, ...], origins: tuple[int, ...],
-                       modes: tuple[str, ...], minimum: bool,
-                       dtypes: tuple[np.dtype, ...],
+def _footprint_extreme_steps(footprint: np.ndarray) -> int:
+    lengths = {n for row in footprint.reshape(-1, footprint.shape[-1])
+               for _, n in _runs(row)}
+    return max(_sliding_steps(n) for n in lengths) + 1
+
+
+def _extreme_separable_margins(ndim, *, axes, sizes, origins, modes,
+                               **_) -> Margins:
+    lo, hi, axis_modes = [0] * ndim, [0] * ndim, ["constant"] * ndim
+    for axis, size, origin, mode in zip(axes, sizes, origins, modes):
+        lo[axis] = size // 2 + origin
+        hi[axis] = size - 1 - lo[axis]
+        axis_modes[axis] = mode
+    return Margins(tuple(lo), tuple(hi), tuple(axis_modes),
+                   sum(_sliding_steps(n) for n in sizes))
+
+
+@shape_generic(("axes", "sizes", "origins", "modes", "minimum", "dtypes",
+                "out_dtype"), _extreme_separable_margins)
+def _extreme_separable(x: Array, cval: Any, *, grid: Any,
+                       axes: tuple[int, ...], sizes: tuple[int, ...],
+                       origins: tuple[int, ...], modes: tuple[str, ...],
+                       minimum: bool, dtypes: tuple[np.dtype, ...],
                        out_dtype: np.dtype) -> Array:
     # Each pass is stored in the output dtype, as SciPy chains its 1-D
     # passes through the output array.
+    shape = x.shape
     for axis, size, origin, mode, dtype in zip(axes, sizes, origins, modes,
                                                dtypes):
         x = x.astype(dtype)
         before = size // 2 + origin
-        padded = pad_axis(x, axis, before, size - 1 - before, mode,
+        padded = grid.pad(x, axis, before, size - 1 - before, mode,
                           jnp.asarray(cval).astype(dtype))
-        x = cast_like_c(sliding_extreme(padded, size, axis, minimum),
+        x = cast_like_c(grid.crop(sliding_extreme(grid, padded, size, axis,
+                                                  minimum), shape),
                         out_dtype)
     return x
 
 
-@partial(jax.jit, static_argnames=("pattern", "origins", "mode", "minimum",
-                                   "out_dtype"))
-def _extreme_footprint(x: Array, structure: Array | None, cval: Any, *,
-                       pattern: Pattern, origins: tuple[int, ...], mode: str,
-                       minimum: bool, out_dtype: np.dtype) -> Array:
+def _extreme_footprint_margins(ndim, *, pattern, origins, mode, weighted,
+                               **_) -> Margins:
     footprint = pattern.array
-    padded = pad_for_footprint(x, footprint.shape, origins,
-                               (mode,) * x.ndim, cval)
-    if structure is None:
-        result = _footprint_extreme(padded, footprint, x.shape, minimum)
+    steps = 1 if weighted else _footprint_extreme_steps(footprint)
+    return footprint_margins(footprint.shape, origins, (mode,) * ndim, steps)
+
+
+@shape_generic(("pattern", "origins", "mode", "minimum", "weighted",
+                "out_dtype"), _extreme_footprint_margins)
+def _extreme_footprint_kernel(x: Array, structure: Array | None, cval: Any,
+                              *, grid: Any, pattern: Pattern,
+                              origins: tuple[int, ...], mode: str,
+                              minimum: bool, weighted: bool,
+                              out_dtype: np.dtype) -> Array:
+    footprint = pattern.array
+    padded = pad_for_footprint(grid, x, footprint.shape, origins,
+                               (mode,) * footprint.ndim, cval)
+    if not weighted:
+        result = _footprint_extreme(grid, padded, footprint, minimum)
     else:
         op = _combine(minimum)
         weights = structure[footprint]
         compute = compute_dtype(np.float64)
         result = None
-        for k, tap in enumerate(footprint_taps(padded, footprint, x.shape)):
+        for k, tap in enumerate(footprint_taps(grid, padded, footprint)):
             value = tap.astype(compute) + weights[k].astype(compute)
-            result = value if result is None else op(result, value)
-    return cast_like_c(result, out_dtype)
+            result = value if result is None else grid.join(op, result, value)
+    return cast_like_c(grid.crop(result, x.shape), out_dtype)
+
+
+def _extreme_footprint(x: Array, structure: Array | None, cval: Any, *,
+                       pattern: Pattern, origins: tuple[int, ...], mode: str,
+                       minimum: bool, out_dtype: np.dtype) -> Array:
+    """Minimum or maximum over ``pattern``, plus ``structure`` if given."""
+    return _extreme_footprint_kernel(
+        x, structure, cval, pattern=pattern, origins=origins, mode=mode,
+        minimum=minimum, weighted=structure is not None, out_dtype=out_dtype)
 
 
 @functools.lru_cache(maxsize=None)
@@ -250,16 +290,22 @@ def select_rank(taps: list[Array], rank: int) -> Array:
     return wires[rank]
 
 
-@partial(jax.jit, static_argnames=("pattern", "rank", "origins", "mode",
-                                   "out_dtype"))
-def _rank_footprint(x: Array, cval: Any, *, pattern: Pattern, rank: int,
-                    origins: tuple[int, ...], mode: str,
+def _rank_margins(ndim, *, pattern, origins, mode, **_) -> Margins:
+    return footprint_margins(pattern.array.shape, origins, (mode,) * ndim)
+
+
+@shape_generic(("pattern", "rank", "origins", "mode", "out_dtype"),
+               _rank_margins)
+def _rank_footprint(x: Array, cval: Any, *, grid: Any, pattern: Pattern,
+                    rank: int, origins: tuple[int, ...], mode: str,
                     out_dtype: np.dtype) -> Array:
     footprint = pattern.array
     cval = cast_like_c(jnp.asarray(cval), x.dtype)
-    padded = pad_for_footprint(x, footprint.shape, origins,
-                               (mode,) * x.ndim, cval)
-    taps = footprint_taps(padded, footprint, x.shape)
+    padded = pad_for_footprint(grid, x, footprint.shape, origins,
+                               (mode,) * footprint.ndim, cval)
+    taps = footprint_taps(grid, padded, footprint)
+    if isinstance(grid, ExactGrid):
+        taps = [grid.crop(t, x.shape) for t in taps]
     return cast_like_c(select_rank(taps, rank), out_dtype)
 
 

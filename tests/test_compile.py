@@ -59,8 +59,8 @@ def test_persistent_cache_serves_a_second_process(cache_dir):
     assert run() == (1, 0)
     assert any(cache_dir.iterdir())
     assert run() == (0, 1)
-    # Opting out: nothing is loaded, everything compiles.
-    assert run(JAXNDIMAGE_CACHE="0") == (0, 0)
+    # Opting out: nothing is loaded, the kernel compiles.
+    assert run(JAXNDIMAGE_CACHE="0") == (1, 0)
 
 
 def test_opt_out_writes_nothing(cache_dir, monkeypatch):
@@ -78,15 +78,56 @@ def test_a_users_jax_cache_takes_precedence(tmp_path):
     assert out.strip() == "False"
 
 
+def _kernel(function):
+    return _cache.KernelCache(jax.jit(function))
+
+
 def test_corrupt_entries_are_recompiled(cache_dir):
     def double(a):
         return a * 2
 
-    _cache.cached_jit()(double)(jnp.ones(3))
+    _kernel(double)(jnp.ones(3))
     entries = list(cache_dir.iterdir())
     assert len(entries) == 1
     entries[0].write_bytes(b"not an executable")
     errors = _cache.stats["errors"]
-    again = _cache.cached_jit()(double)  # a fresh in-memory table
+    again = _kernel(double)  # a fresh in-memory table
     np.testing.assert_array_equal(again(jnp.ones(3)), 2 * np.ones(3))
     assert _cache.stats["errors"] == errors + 1
+
+
+def test_entries_are_keyed_by_the_program_not_its_name(cache_dir):
+    # Two functions of one name and module but different bodies (as after
+    # an edit of a helper they call) must not share an entry.
+    namespace: dict = {}
+    exec("def f(a):\n    return a + 1", namespace)  # no source file at all
+    first = _kernel(namespace["f"])
+    exec("def f(a):\n    return a + 2", namespace)
+    second = _kernel(namespace["f"])
+    np.testing.assert_array_equal(first(jnp.zeros(2)), [1, 1])
+    np.testing.assert_array_equal(second(jnp.zeros(2)), [2, 2])
+    assert len(list(cache_dir.iterdir())) == 2
+
+
+def test_the_directory_is_kept_below_its_size(cache_dir, monkeypatch):
+    monkeypatch.setenv("JAXNDIMAGE_CACHE_MAX_MB", "0.000001")
+    for k in range(3):
+        _kernel(lambda a, k=k: a * k)(jnp.ones(4))
+    assert len(list(cache_dir.glob("*.bin"))) <= 1
+
+
+def test_filters_work_under_disable_jit(cache_dir):
+    x = np.random.default_rng(1).random((9, 11))
+    expected = jn.gaussian_filter(x, 1.5, mode="constant", cval=0.5)
+    expected_sobel = jn.sobel(jnp.asarray(x))
+    expected_median = jn.median_filter(x, 3)
+    entries = set(cache_dir.iterdir())
+    with jax.disable_jit():
+        got = jn.gaussian_filter(x, 1.5, mode="constant", cval=0.5)
+        sobel = jn.sobel(jnp.asarray(x))
+        median = jn.median_filter(x, 3)
+    # Op by op, XLA rounds some sums differently than in one fused loop.
+    np.testing.assert_allclose(got, expected, rtol=1e-14)
+    np.testing.assert_allclose(sobel, expected_sobel, rtol=1e-6)
+    np.testing.assert_array_equal(median, expected_median)
+    assert set(cache_dir.iterdir()) == entries  # nothing compiled

@@ -184,3 +184,18 @@ def test_integer_outputs_follow_scipy_casting(dtype):
         expected = getattr(sp, func)(image, *args, output=dtype)
         assert result.dtype == expected.dtype
         np.testing.assert_array_equal(result, expected, err_msg=func)
+
+
+@pytest.mark.parametrize("x64", [False, True])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_precision_jax_input_computes_in_float32(dtype, x64):
+    from jaxndimage._casting import compute_dtype
+
+    with jax.enable_x64(x64):
+        assert compute_dtype(jnp.dtype(dtype)) == np.float32
+        x = jnp.linspace(0, 1, 24, dtype=dtype).reshape(4, 6)
+        result = jn.gaussian_filter(x, 1.0)
+        assert result.dtype == jnp.dtype(dtype)
+        expected = jn.gaussian_filter(x.astype(jnp.float32), 1.0)
+        np.testing.assert_allclose(np.asarray(result, np.float32),
+                                   np.asarray(expected), atol=1e-2)

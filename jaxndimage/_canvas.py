@@ -1,0 +1,405 @@
+"""Shape buckets: one compiled program per configuration, not per shape.
+
+XLA compiles a program for every distinct input shape.  A script that works
+through a folder of images of many sizes would compile every filter again
+for every image.  This module makes the window filters shape-generic for
+concrete calls (numpy input, and JAX arrays outside a trace): the array is
+laid out in a flat *canvas* whose length is one of a few bucket lengths, and
+the kernel reads the true extents and strides as traced values.  So a
+kernel compiles once per (configuration, bucket), whatever the shapes.
+
+The canvas
+----------
+A window filter reads at most ``lo[a]`` samples before and ``hi[a]``
+samples after each output point along axis ``a``.  The host extends the
+array by those widths with SciPy's boundary mode, in place in a C-ordered
+block of extents ``Q = shape + lo + hi``, and leaves the block at the start
+of a flat buffer of :func:`bucket_length` samples.  Along one axis, a
+sample ``k`` positions further is ``k * stride[a]`` positions further in
+the flat buffer, whatever the shape; a kernel reads its taps as such
+shifts (:class:`FlatGrid`).  Positions past the block hold garbage and are
+never read by a point of the array: every read of an output point stays
+within the extended block.
+
+Extending all axes up front equals SciPy's extension of each 1-D pass's
+own input, because extension along one axis is an index map that commutes
+with filtering along another.  The constant modes are the exception: SciPy
+pads every pass's input with ``cval``, not with the previous pass applied
+to ``cval``; so before a pass along a constant-mode axis, the kernel
+rewrites that axis's margin to ``cval`` (:meth:`FlatGrid.pad`).
+
+Kernels are written once against a *grid*, which is either
+:class:`ExactGrid` (an n-D array of static shape: inside a user's
+``jit``/``vmap``/``grad``, and for 0-d input) or :class:`FlatGrid` (the
+canvas).  Both offer the few operations the window kernels need: pad an
+axis, shift along an axis, shift by an n-D offset, combine shifted views,
+crop to the output.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jaxndimage._cache import KernelCache
+from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
+
+__all__ = ["BUCKETS", "ExactGrid", "FlatGrid", "Margins", "bucket_length",
+           "concrete_on_cpu", "flat_bucket", "pointwise", "shape_generic"]
+
+Array = jax.Array
+
+#: Canvas lengths, in samples: eight levels, so that 2-D images from 16² to
+#: 2048² compile at most eight programs per configuration.  The levels are
+#: closer together where the work is large (a 2048² image with a margin of
+#: 60 samples a side fits the last within 12%); below 152² the work is small
+#: whatever the waste.  Longer canvases double from the last level.
+BUCKETS: tuple[int, ...] = (23104, 81920, 184320, 368640, 737280, 1474560,
+                            2949120, 4718592)
+
+#: XLA's CPU client adopts host memory aligned to this many bytes as it is.
+_ALIGNMENT = 64
+
+
+def bucket_length(size: int, reach: int = 0) -> int:
+    """The canvas length for ``size`` samples read up to ``reach`` positions
+    from any point: the first bucket that holds them."""
+    length = next((n for n in BUCKETS if n >= size and reach_of(n) >= reach),
+                  None)
+    if length is None:
+        length = BUCKETS[-1]
+        while length < size or reach_of(length) < reach:
+            length *= 2
+    return length
+
+
+# --------------------------------------------------------------------------
+# Grids: the operations window kernels are written with
+# --------------------------------------------------------------------------
+
+class ExactGrid:
+    """An n-D array of static shape; shifts are slices, pads are copies."""
+
+    def pad(self, x: Array, axis: int, before: int, after: int, mode: str,
+            cval: Any) -> Array:
+        """``x`` extended along ``axis`` by the boundary ``mode``."""
+        return pad_axis(x, axis, before, after, mode, cval)
+
+    def pad_all(self, x: Array, before: Sequence[int], after: Sequence[int],
+                modes: Sequence[str], cval: Any) -> Array:
+        """``x`` extended along every axis."""
+        for axis, (b, a, mode) in enumerate(zip(before, after, modes)):
+            x = pad_axis(x, axis, b, a, mode, cval)
+        return x
+
+    def shift(self, x: Array, axis: int, k: int) -> Array:
+        """``x`` read ``k`` samples further along ``axis`` (``k >= 0``)."""
+        return lax.slice_in_dim(x, k, x.shape[axis], axis=axis)
+
+    def shift_nd(self, x: Array, offset: Sequence[int]) -> Array:
+        """``x`` read ``offset`` samples further along each axis."""
+        return lax.slice(x, tuple(offset), x.shape)
+
+    def join(self, op: Callable[[Array, Array], Array], a: Array,
+             b: Array) -> Array:
+        """``op`` of two shifted views, over the samples both hold."""
+        shape = tuple(min(m, n) for m, n in zip(a.shape, b.shape))
+        return op(self.crop(a, shape), self.crop(b, shape))
+
+    def crop(self, x: Array, shape: Sequence[int]) -> Array:
+        """The first ``shape`` samples of ``x``."""
+        if tuple(x.shape) == tuple(shape):
+            return x
+        return lax.slice(x, (0,) * x.ndim, tuple(shape))
+
+
+class Geometry(NamedTuple):
+    """Where an n-D array lies in a canvas (traced int32 vectors)."""
+
+    strides: Array   # flat distance between neighbours along each axis
+    extents: Array   # extents of the extended block, ``shape + lo + hi``
+    lo: Array        # margin before the array along each axis
+    shape: Array     # the array's true shape
+
+
+def reach_of(length: int) -> int:
+    """How far (in flat positions) a kernel on a canvas of ``length`` may
+    read from a point in one step: the host picks a canvas long enough."""
+    return length // 16
+
+
+class _Offset(NamedTuple):
+    """An array to be read from ``offset`` flat positions further on."""
+
+    data: Array
+    offset: Array    # traced flat distance
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+
+class FlatGrid:
+    """A canvas: a flat buffer with traced strides (see module docstring).
+
+    An array of a kernel holds the canvas's ``length`` positions plus a
+    spare *margin* on both sides; its margin is its static length less
+    ``length``, halved.  A shifted view reads the array at a traced offset
+    of at most :func:`reach_of` positions and keeps the margin less that
+    reach: a plain offset read (``dynamic_slice``) that XLA fuses into its
+    consumer, with no pad or concatenation, which it compiles badly.  The
+    host stores the canvas with a margin of one reach per step a kernel
+    reads in (:attr:`Margins.steps`).
+    """
+
+    def __init__(self, geometry: Geometry, length: int):
+        self.geometry, self.length = geometry, length
+        self.reach = reach_of(length)
+
+    def margin(self, x: Array) -> int:
+        return (x.shape[0] - self.length) // 2
+
+    def _read(self, x: Any, distance: Any) -> Array:
+        """``y[p] = x[p + distance]``, with one reach less of margin."""
+        if isinstance(x, _Offset):
+            x, distance = x.data, x.offset + distance
+        elif isinstance(distance, int) and distance == 0:
+            return x
+        margin = self.margin(x) - self.reach
+        if margin < 0:
+            raise ValueError("canvas margin exhausted: the kernel reads in "
+                             "more steps than its Margins declare")
+        start = jnp.asarray(self.reach + distance, jnp.int32)
+        return lax.dynamic_slice(x, (start,), (self.length + 2 * margin,))
+
+    def _with_cval(self, x: Array, axes: Sequence[int], cval: Any) -> Array:
+        """``x`` with the margins of ``axes`` of the extended block set to
+        ``cval``."""
+        if not axes:
+            return x
+        g = self.geometry
+        flat = lax.iota(jnp.int32, x.shape[0]) - self.margin(x)
+        inside = None
+        for axis in axes:
+            coordinate = (flat // g.strides[axis]) % g.extents[axis] - g.lo[axis]
+            here = (coordinate >= 0) & (coordinate < g.shape[axis])
+            inside = here if inside is None else inside & here
+        return jnp.where(inside, x, jnp.asarray(cval, x.dtype))
+
+    def _distance(self, offset: Sequence[int]) -> Any:
+        strides = self.geometry.strides
+        return sum((int(k) * strides[a] for a, k in enumerate(offset) if k),
+                   start=jnp.zeros((), jnp.int32))
+
+    def pad(self, x: Array, axis: int, before: int, after: int, mode: str,
+            cval: Any) -> _Offset:
+        """``x`` to be read from ``before`` samples back along ``axis``; a
+        constant mode first sets the margin of that axis to ``cval``."""
+        constant = FILTER_EXTENSION[mode] == "constant"
+        x = self._with_cval(x, [axis] if constant else [], cval)
+        return _Offset(x, -before * self.geometry.strides[axis])
+
+    def pad_all(self, x: Array, before: Sequence[int], after: Sequence[int],
+                modes: Sequence[str], cval: Any) -> _Offset:
+        axes = [a for a, mode in enumerate(modes)
+                if FILTER_EXTENSION[mode] == "constant"
+                and (before[a] or after[a])]
+        return _Offset(self._with_cval(x, axes, cval),
+                       -self._distance(before))
+
+    def shift(self, x: Any, axis: int, k: int) -> Array:
+        return self._read(x, k * self.geometry.strides[axis] if k else 0)
+
+    def shift_nd(self, x: Any, offset: Sequence[int]) -> Array:
+        return self._read(x, self._distance(offset) if any(offset) else 0)
+
+    def join(self, op: Callable[[Array, Array], Array], a: Array,
+             b: Array) -> Array:
+        margin = min(self.margin(a), self.margin(b))
+        return op(self._trim(a, margin), self._trim(b, margin))
+
+    def _trim(self, x: Array, margin: int) -> Array:
+        cut = self.margin(x) - margin
+        return x if cut == 0 else lax.slice(x, (cut,), (x.shape[0] - cut,))
+
+    def crop(self, x: Array, shape: Sequence[int]) -> Array:
+        return x
+
+    def output(self, x: Array) -> Array:
+        """``x`` without margin: one sample per canvas position."""
+        return self._trim(x, 0)
+
+
+# --------------------------------------------------------------------------
+# The host side: building a canvas, calling a kernel on it
+# --------------------------------------------------------------------------
+
+class Margins(NamedTuple):
+    """How a kernel reads around each output point: how far before (``lo``)
+    and after (``hi``) along each axis, by which boundary mode, and in how
+    many sequential steps (a separable filter reads once per pass)."""
+
+    lo: tuple[int, ...]
+    hi: tuple[int, ...]
+    modes: tuple[str, ...]
+    steps: int = 1
+
+
+def _aligned_empty(size: int, dtype: np.dtype) -> np.ndarray:
+    """An uninitialised buffer whose data XLA can adopt without a copy."""
+    dtype = np.dtype(dtype)
+    raw = np.empty(size * dtype.itemsize + _ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % _ALIGNMENT
+    return raw[start:start + size * dtype.itemsize].view(dtype)
+
+
+def build_canvas(x: np.ndarray, margins: Margins
+                 ) -> tuple[np.ndarray, int, Geometry, tuple[slice, ...]]:
+    """``x`` extended by ``margins`` in a canvas of a bucket length, stored
+    with a margin of one reach per step on both sides (see
+    :class:`FlatGrid`).
+
+    Returns the stored canvas, the canvas length, its geometry, and the index of ``x`` in the
+    extended block (``canvas[:prod(extents)].reshape(extents)[index]``).
+    """
+    lo, hi = margins.lo, margins.hi
+    extents = tuple(n + a + b for n, a, b in zip(x.shape, lo, hi))
+    strides = [int(np.prod(extents[a + 1:])) for a in range(x.ndim)]
+    size = int(np.prod(extents))
+    length = bucket_length(size, sum(max(a, b) * s for a, b, s in
+                                     zip(lo, hi, strides)))
+    margin = reach_of(length) * margins.steps
+    stored = _aligned_empty(length + 2 * margin, x.dtype)
+    canvas = stored[margin:margin + length]
+    block = canvas[:size].reshape(extents)
+    core = tuple(slice(a, a + n) for a, n in zip(lo, x.shape))
+    block[core] = x
+    for axis, mode in enumerate(margins.modes):
+        if not (lo[axis] or hi[axis]):
+            continue
+        # Along this axis, every position of the extended block; along
+        # earlier axes, the extended block (margins filled already); along
+        # later axes, the array only.
+        n = x.shape[axis]
+        index = list(core)
+        index[:axis] = [slice(None)] * axis
+        if FILTER_EXTENSION[mode] == "constant":
+            continue  # the kernel writes cval there, in its own dtype
+        source = lo[axis] + extend_indices(
+            np.arange(-lo[axis], n + hi[axis]), n, mode)
+        for part in (slice(0, lo[axis]), slice(lo[axis] + n, None)):
+            index[axis] = part
+            select = list(index)
+            select[axis] = source[part]
+            block[tuple(index)] = block[tuple(select)]
+    geometry = Geometry(
+        strides=np.array(strides, np.int32),
+        extents=np.array(extents, np.int32),
+        lo=np.array(lo, np.int32),
+        shape=np.array(x.shape, np.int32))
+    return stored, length, geometry, core
+
+
+def concrete_on_cpu(x: Any) -> bool:
+    """True for a numpy array or a concrete JAX array on one CPU device."""
+    if isinstance(x, jax.core.Tracer):
+        return False
+    if isinstance(x, np.ndarray):
+        return True
+    try:
+        devices = x.devices()
+    except AttributeError:
+        return False
+    return len(devices) == 1 and next(iter(devices)).platform == "cpu"
+
+
+def shape_generic(static_argnames: tuple[str, ...],
+                  margins: Callable[..., Margins]
+                  ) -> Callable[[Callable], Callable]:
+    """``jax.jit`` for a window kernel, compiled per bucket, not per shape.
+
+    The decorated kernel is ``kernel(x, *arrays, grid, **static)``: ``x``
+    is the array to filter, laid out as ``grid`` says; the other arrays
+    (weights, cval) are traced.  ``margins(ndim, **static)`` gives how far
+    the kernel reads around each point.  Concrete single-device CPU input
+    runs on a canvas (:class:`FlatGrid`); traced input or arguments (a
+    traced sigma), 0-d input and arrays on other devices run on
+    :class:`ExactGrid`.  Static arguments
+    must be passed by keyword.  The result is the output array, of
+    ``x``'s shape.
+    """
+
+    def decorate(kernel: Callable) -> Callable:
+        @functools.partial(jax.jit, static_argnames=static_argnames)
+        def exact(x, *arrays, **static):
+            return kernel(x, *arrays, grid=ExactGrid(), **static)
+
+        def on_canvas(canvas, geometry, *arrays, length, **static):
+            grid = FlatGrid(geometry, length)
+            return grid.output(kernel(canvas, *arrays, grid=grid, **static))
+
+        # Named after the kernel: the disk cache keys entries by that name.
+        on_canvas.__module__ = kernel.__module__
+        on_canvas.__qualname__ = f"{kernel.__qualname__}.on_canvas"
+        flat = KernelCache(jax.jit(
+            on_canvas, static_argnames=static_argnames + ("length",)))
+
+        @functools.wraps(kernel)
+        def call(x, *arrays, **static):
+            if (x.ndim == 0 or not concrete_on_cpu(x) or any(
+                    isinstance(leaf, jax.core.Tracer)
+                    for leaf in jax.tree.leaves(arrays))):
+                return exact(x, *arrays, **static)
+            host = np.asarray(x)
+            stored, length, geometry, core = build_canvas(
+                host, margins(x.ndim, **static))
+            result = flat(stored, geometry, *arrays, length=length, **static)
+            block = np.asarray(result)[:int(np.prod(geometry.extents))]
+            values = np.ascontiguousarray(
+                block.reshape(tuple(geometry.extents))[core])
+            return jax.device_put(values) if isinstance(
+                x, jax.Array) else values
+
+        call.exact = exact  # type: ignore[attr-defined]
+        call.flat = flat  # type: ignore[attr-defined]
+        return call
+
+    return decorate
+
+
+def flat_bucket(values: np.ndarray) -> np.ndarray:
+    """A 1-D array copied into a zero-padded buffer of a bucket length."""
+    buffer = _aligned_empty(bucket_length(values.size), values.dtype)
+    buffer[:values.size] = values
+    buffer[values.size:] = 0
+    return buffer
+
+
+@functools.cache
+def _pointwise_kernel(function: Callable, static_names: tuple[str, ...]
+                      ) -> KernelCache:
+    return KernelCache(jax.jit(function, static_argnames=static_names))
+
+
+def pointwise(function: Callable, *arrays: Array, **static: Any) -> Array:
+    """``function(*arrays, **static)`` for an elementwise ``function`` of
+    arrays of one shape, compiled per bucket length, not per shape.
+
+    ``function`` must be a module-level function (it is a cache key) and
+    ``static`` hashable.  Concrete CPU arrays are laid out flat, padded to a
+    bucket length; traced arrays are passed through as they are.
+    """
+    shape = arrays[0].shape
+    if not arrays[0].size or not all(concrete_on_cpu(a) for a in arrays):
+        return function(*arrays, **static)
+    size = int(np.prod(shape))
+    flat = [flat_bucket(np.asarray(array).reshape(-1)) for array in arrays]
+    kernel = _pointwise_kernel(function, tuple(static))
+    result = np.asarray(kernel(*flat, **static))[:size].reshape(shape)
+    return jax.device_put(np.ascontiguousarray(result))

@@ -1,0 +1,238 @@
+"""Distance transforms: SciPy's values and feature indices (ties included),
+output arrays, exceptions, JAX transformations and dask.
+
+Shapes are few and reused, so few programs compile.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+import jaxndimage as jnd
+
+SHAPES = [(13,), (9, 10), (4, 5, 6)]
+
+
+def _images(shape, seed=0):
+    """Images full of ties: sparse background on a grid, symmetric blobs,
+    random ones, no background and no foreground."""
+    rng = np.random.default_rng(seed)
+    grid = np.ones(shape, np.uint8)
+    grid[tuple(slice(0, None, 4) for _ in shape)] = 0
+    centre = np.ones(shape, np.uint8)
+    centre[tuple(slice(n // 2, n // 2 + 1) for n in shape)] = 0
+    corners = np.ones(shape, np.uint8)
+    for index in np.ndindex(*(2,) * len(shape)):
+        corners[tuple(i * (n - 1) for i, n in zip(index, shape))] = 0
+    return [grid, centre, corners,
+            (rng.random(shape) < 0.7).astype(np.uint8),
+            (rng.random(shape) < 0.95).astype(np.int32),
+            np.ones(shape, np.float32), np.zeros(shape, bool)]
+
+
+def _same(ours, theirs):
+    if isinstance(theirs, tuple):
+        assert isinstance(ours, tuple) and len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            _same(a, b)
+        return
+    assert isinstance(ours, np.ndarray)
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_edt_matches_scipy_with_ties(shape):
+    samplings = (None, 0.3, [1.3, 0.7, 2.0][:len(shape)])
+    for image in _images(shape)[: 7 if len(shape) < 3 else 4]:
+        for sampling in samplings[: 3 if len(shape) < 3 else 2]:
+            _same(jnd.distance_transform_edt(image, sampling,
+                                             return_indices=True),
+                  ndi.distance_transform_edt(image, sampling,
+                                             return_indices=True))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_cdt_matches_scipy_with_ties(shape):
+    rng = np.random.default_rng(1)
+    custom = rng.random((3,) * len(shape)) < 0.5
+    cases = [(metric, indices) for metric in ("chessboard", "taxicab", custom)
+             for indices in (False, True)]
+    if len(shape) == 3:  # each structure is a program of its own: fewer
+        cases = [("chessboard", False), ("taxicab", False), (custom, True)]
+    for image in _images(shape):
+        for metric, indices in cases:
+                _same(jnd.distance_transform_cdt(image, metric,
+                                                 return_indices=indices),
+                      ndi.distance_transform_cdt(image, metric,
+                                                 return_indices=indices))
+
+
+@pytest.mark.parametrize("shape", SHAPES[:2])
+def test_bf_matches_scipy_with_ties(shape):
+    for image in _images(shape):
+        for metric in ("euclidean", "cityblock", "chessboard"):
+            _same(jnd.distance_transform_bf(image, metric, sampling=0.7,
+                                            return_indices=True),
+                  ndi.distance_transform_bf(image, metric, sampling=0.7,
+                                            return_indices=True))
+
+
+def test_cdt_reads_a_structure_as_bytes_like_scipy():
+    image = _images((9, 10))[3]
+    for structure in (np.ones((3, 3), int), np.ones((3, 3)),
+                      np.ones((3, 3), np.int8)):
+        _same(jnd.distance_transform_cdt(image, structure),
+              ndi.distance_transform_cdt(image, structure))
+
+
+def test_zero_dimensional_input():
+    for value in (0, 1):
+        _same(jnd.distance_transform_edt(np.array(value), return_indices=True),
+              ndi.distance_transform_edt(np.array(value), return_indices=True))
+        _same(jnd.distance_transform_bf(np.array(value), return_indices=True),
+              ndi.distance_transform_bf(np.array(value), return_indices=True))
+    with pytest.raises(TypeError):
+        jnd.distance_transform_cdt(np.array(1))
+
+
+@pytest.mark.parametrize("func, dtype", [
+    (jnd.distance_transform_edt, np.float64),
+    (jnd.distance_transform_cdt, np.int32),
+    (jnd.distance_transform_bf, np.float64)])
+def test_output_arrays_are_written_and_none_returned(func, dtype):
+    image = _images((9, 10))[3]
+    expected_dt, expected_ft = func(image, return_indices=True)
+    dt = np.zeros(image.shape, dtype)
+    ft = np.zeros((2,) + image.shape, np.int32)
+    assert func(image, return_indices=True, distances=dt, indices=ft) is None
+    np.testing.assert_array_equal(dt, expected_dt)
+    np.testing.assert_array_equal(ft, expected_ft)
+    dt[...] = 0
+    returned = func(image, return_indices=True, distances=dt)
+    np.testing.assert_array_equal(returned, expected_ft)
+    np.testing.assert_array_equal(dt, expected_dt)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda f, x: f(x, return_distances=False, return_indices=False),
+     RuntimeError),
+    (lambda f, x: f(x, return_distances=False,
+                    distances=np.zeros(x.shape)), RuntimeError),
+    (lambda f, x: f(x, indices=np.zeros((2,) + x.shape, np.int32)),
+     RuntimeError),
+])
+@pytest.mark.parametrize("func", [jnd.distance_transform_edt,
+                                  jnd.distance_transform_cdt,
+                                  jnd.distance_transform_bf])
+def test_return_flag_errors(func, call, error):
+    with pytest.raises(error):
+        call(func, np.ones((9, 10)))
+
+
+def test_argument_errors_are_scipy_s():
+    x = _images((9, 10))[3]
+    cases = [
+        (lambda m: m.distance_transform_edt(x, sampling=[1, 2, 3]),
+         RuntimeError),
+        (lambda m: m.distance_transform_bf(x, sampling=[1, 2, 3]),
+         RuntimeError),
+        (lambda m: m.distance_transform_bf(x, metric="garbage"),
+         RuntimeError),
+        (lambda m: m.distance_transform_cdt(x, metric="garbage"), ValueError),
+        (lambda m: m.distance_transform_cdt(x, metric=np.ones((3, 2))),
+         ValueError),
+        (lambda m: m.distance_transform_edt(
+            x, return_indices=True, indices=np.zeros((2, 9, 9), np.int32)),
+         RuntimeError),
+        (lambda m: m.distance_transform_edt(
+            x, return_indices=True, indices=np.zeros((2, 9, 10))),
+         RuntimeError),
+        (lambda m: m.distance_transform_edt(x, distances=np.zeros((9, 9))),
+         RuntimeError),
+        (lambda m: m.distance_transform_edt(
+            x, distances=np.zeros((9, 10), np.float32)), RuntimeError),
+        (lambda m: m.distance_transform_cdt(x, distances=np.zeros((9, 10))),
+         ValueError),
+        (lambda m: m.distance_transform_cdt(
+            x, distances=np.zeros((9, 9), np.int32)), ValueError),
+        (lambda m: m.distance_transform_cdt(
+            x, return_indices=True, indices=np.zeros((2, 9, 10))),
+         ValueError),
+        (lambda m: m.distance_transform_bf(
+            x, metric="taxicab", distances=np.zeros((9, 10))), RuntimeError),
+        (lambda m: m.distance_transform_bf(
+            x, return_indices=True, indices=np.zeros((1, 9, 10), np.int32)),
+         RuntimeError),
+    ]
+    for call, error in cases:
+        with pytest.raises(error):
+            call(ndi)
+        with pytest.raises(error):
+            call(jnd)
+
+
+def test_jax_arrays_jit_and_vmap():
+    images = np.stack(_images((9, 10))[:4]).astype(np.float32)
+    x = jnp.asarray(images)
+    edt = jax.jit(jax.vmap(lambda a: jnd.distance_transform_edt(
+        a, sampling=(2.0, 1.0), return_indices=True)))
+    cdt = jax.jit(jax.vmap(lambda a: jnd.distance_transform_cdt(
+        a, "taxicab", return_indices=True)))
+    bf = jax.jit(jax.vmap(lambda a: jnd.distance_transform_bf(a)))
+    for func, reference in [
+            (edt, lambda a: ndi.distance_transform_edt(
+                a, sampling=(2.0, 1.0), return_indices=True)),
+            (cdt, lambda a: ndi.distance_transform_cdt(
+                a, "taxicab", return_indices=True)),
+            (bf, ndi.distance_transform_bf)]:
+        result = func(x)
+        assert isinstance(jax.tree.leaves(result)[0], jax.Array)
+        for k, image in enumerate(images):
+            expected = reference(image)
+            got = jax.tree.map(lambda r, k=k: np.asarray(r[k]), result)
+            np.testing.assert_allclose(
+                jax.tree.leaves(got)[0], jax.tree.leaves(expected)[0],
+                rtol=1e-6)
+            if isinstance(expected, tuple):
+                np.testing.assert_array_equal(got[1], expected[1])
+
+
+def test_jax_input_gives_jax_output_without_x64():
+    image = _images((9, 10))[3]
+    dt, ft = jnd.distance_transform_edt(jnp.asarray(image),
+                                        return_indices=True)
+    assert isinstance(dt, jax.Array) and ft.dtype == jnp.int32
+    np.testing.assert_allclose(dt, ndi.distance_transform_edt(image),
+                               rtol=1e-6)
+
+
+def test_edt_distances_are_differentiable_in_sampling():
+    image = _images((9, 10))[0]
+
+    def total(sampling):
+        return jnd.distance_transform_edt(jnp.asarray(image),
+                                          sampling=sampling).sum()
+
+    grad = jax.grad(total)(jnp.asarray([2.0, 1.0]))
+    step = 1e-3
+    numeric = (total(jnp.asarray([2.0 + step, 1.0]))
+               - total(jnp.asarray([2.0 - step, 1.0]))) / (2 * step)
+    np.testing.assert_allclose(grad[0], numeric, rtol=1e-2)
+
+
+def test_dask_is_computed_whole_and_returned_as_dask():
+    da = pytest.importorskip("dask.array")
+    image = _images((9, 10))[3]
+    lazy = da.from_array(image, chunks=(4, 5))
+    dt, ft = jnd.distance_transform_edt(lazy, return_indices=True)
+    assert isinstance(dt, da.Array) and isinstance(ft, da.Array)
+    expected = ndi.distance_transform_edt(image, return_indices=True)
+    np.testing.assert_array_equal(dt.compute(), expected[0])
+    np.testing.assert_array_equal(ft.compute(), expected[1])
+    cdt = jnd.distance_transform_cdt(lazy)
+    assert isinstance(cdt, da.Array)
+    np.testing.assert_array_equal(cdt.compute(),
+                                  ndi.distance_transform_cdt(image))

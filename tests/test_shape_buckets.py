@@ -1,0 +1,102 @@
+"""A new input shape must not compile: canvases of a few bucket lengths."""
+
+from __future__ import annotations
+
+import contextlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.ndimage as sn
+
+import jaxndimage as jn
+from jaxndimage import _canvas
+
+_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+_compiles = [0]
+
+
+def _count(event: str, duration: float, **kwargs) -> None:
+    if event == _COMPILE_EVENT:
+        _compiles[0] += 1
+
+
+jax.monitoring.register_event_duration_secs_listener(_count)
+
+
+@contextlib.contextmanager
+def counting_compilations():
+    """Counts every XLA compilation in the block (``counted[0]``)."""
+    counted = [0]
+    start = _compiles[0]
+    try:
+        yield counted
+    finally:
+        counted[0] = _compiles[0] - start
+
+
+def _shapes(count: int, low: int, high: int, ndim: int, seed: int):
+    """``count`` distinct shapes, log-uniform per axis in [low, high]."""
+    rng = np.random.default_rng(seed)
+    shapes: set[tuple[int, ...]] = set()
+    while len(shapes) < count:
+        shapes.add(tuple(int(round(np.exp(v))) for v in rng.uniform(
+            np.log(low), np.log(high), ndim)))
+    return sorted(shapes)
+
+
+@pytest.mark.parametrize("ndim, low, high", [(2, 16, 2048), (3, 4, 160)])
+def test_a_hundred_shapes_compile_at_most_eight_programs(ndim, low, high):
+    shapes = _shapes(100, low, high, ndim, seed=ndim)
+    with counting_compilations() as counted:
+        for shape in shapes:
+            jn.uniform_filter(np.zeros(shape, np.float32), 3)
+    assert counted[0] <= 8, f"{counted[0]} compilations for 100 shapes"
+
+
+def test_buckets_hold_every_size_and_its_reach():
+    for size in (1, 4608, 4609, 4718592, 4718593, 10 ** 8):
+        length = _canvas.bucket_length(size)
+        assert length >= size
+        assert length == min(n for n in _canvas.BUCKETS + (length,)
+                             if n >= size)
+    # A thin array reads far (a whole row per tap): a longer canvas.
+    assert _canvas.reach_of(_canvas.bucket_length(100, reach=50000)) >= 50000
+
+
+@pytest.mark.parametrize("mode", ["reflect", "constant", "nearest",
+                                  "mirror", "wrap"])
+@pytest.mark.parametrize("shape", [(3, 2000), (2000, 3), (5, 6, 7), (1, 1),
+                                   (11,)])
+def test_canvas_equals_scipy_for_thin_and_tiny_shapes(shape, mode):
+    x = np.random.default_rng(0).random(shape) * 10
+    for ours, theirs in [
+        (jn.gaussian_filter(x, 1.5, mode=mode, cval=2.5),
+         sn.gaussian_filter(x, 1.5, mode=mode, cval=2.5)),
+        (jn.uniform_filter(x, 4, mode=mode, cval=2.5),
+         sn.uniform_filter(x, 4, mode=mode, cval=2.5)),
+        (jn.median_filter(x, 3, mode=mode, cval=2.5),
+         sn.median_filter(x, 3, mode=mode, cval=2.5)),
+    ]:
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+def test_canvas_equals_the_exact_shape_kernel_under_jit():
+    x = np.random.default_rng(1).random((37, 29)).astype(np.float32)
+    for f in (lambda a: jn.gaussian_filter(a, 2.0, mode="constant", cval=1.0),
+              lambda a: jn.sobel(a, mode="wrap"),
+              lambda a: jn.median_filter(a, 5, mode="mirror"),
+              lambda a: jn.maximum_filter(a, (3, 7), mode="nearest"),
+              lambda a: jn.uniform_filter(a, 21)):
+        canvas = f(jnp.asarray(x))      # concrete: on a canvas
+        exact = jax.jit(f)(jnp.asarray(x))  # traced: the static shape
+        np.testing.assert_allclose(canvas, exact, rtol=1e-6, atol=1e-6)
+
+
+def test_concrete_jax_input_comes_back_as_jax():
+    x = jnp.arange(20.0).reshape(4, 5)
+    result = jn.uniform_filter(x, 3)
+    assert isinstance(result, jax.Array)
+    np.testing.assert_allclose(result, sn.uniform_filter(np.asarray(x), 3),
+                               rtol=1e-6)
