@@ -44,6 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jaxndimage._canvas import ExactGrid
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._distributed import window_reach
@@ -90,6 +91,14 @@ __all__ = [
 
 Array = jax.Array
 ArrayLike = Any
+
+#: Morphology's kernels run on arrays of their own static shape.
+_GRID = ExactGrid()
+
+
+def _crop(x: Array, shape: Sequence[int], axis: int) -> Array:
+    """The first ``shape[axis]`` samples of ``x`` along ``axis``."""
+    return lax.slice_in_dim(x, 0, shape[axis], axis=axis)
 
 
 # --------------------------------------------------------------------------
@@ -214,12 +223,14 @@ def _dilate(y: Array, footprint: np.ndarray, origins: tuple[int, ...],
             before = repeat * (n // 2 + origin)
             padded = pad_axis(y, axis, before, size - 1 - before, "constant",
                               jnp.asarray(border))
-            y = sliding_extreme(padded, size, axis, minimum=False)
+            y = _crop(sliding_extreme(_GRID, padded, size, axis,
+                                      minimum=False), y.shape, axis)
         return y
     assert repeat == 1
-    padded = pad_for_footprint(y, footprint.shape, origins,
+    padded = pad_for_footprint(_GRID, y, footprint.shape, origins,
                                ("constant",) * y.ndim, jnp.asarray(border))
-    return _footprint_extreme(padded, footprint, y.shape, minimum=False)
+    return _GRID.crop(_footprint_extreme(_GRID, padded, footprint,
+                                         minimum=False), y.shape)
 
 
 def _offsets(footprint: np.ndarray, origins: Sequence[int]) -> set:
@@ -1046,10 +1057,11 @@ def _structured(x: Array, weights: Array, cval: Any, *, pattern: Pattern,
     work = np.dtype(np.uint8) if x.dtype == np.bool_ else x.dtype
     compute = weights.dtype
     x = x.astype(work)
-    padded = pad_for_footprint(x, footprint.shape, origins,
+    padded = pad_for_footprint(_GRID, x, footprint.shape, origins,
                                (mode,) * x.ndim,
                                cast_like_c(jnp.asarray(cval), work))
-    taps = footprint_taps(padded, footprint, x.shape)
+    taps = [_GRID.crop(tap, x.shape)
+            for tap in footprint_taps(_GRID, padded, footprint)]
     op = jnp.minimum if minimum else jnp.maximum
     result = taps[0].astype(compute) + weights[0]
     for k in range(1, len(taps)):
