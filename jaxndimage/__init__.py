@@ -86,6 +86,27 @@ from jaxndimage._measurements import (
     watershed_ift,
 )
 
+# Morphology (scipy.ndimage)
+from jaxndimage._morphology import (
+    binary_closing,
+    binary_dilation,
+    binary_erosion,
+    binary_fill_holes,
+    binary_hit_or_miss,
+    binary_opening,
+    binary_propagation,
+    black_tophat,
+    generate_binary_structure,
+    grey_closing,
+    grey_dilation,
+    grey_erosion,
+    grey_opening,
+    iterate_structure,
+    morphological_gradient,
+    morphological_laplace,
+    white_tophat,
+)
+
 # Patch tools (skimage.util) and their inverses
 from jaxndimage._blocks import (
     montage,
@@ -110,6 +131,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "affine_transform",
+    "binary_closing",
+    "binary_dilation",
+    "binary_erosion",
+    "binary_fill_holes",
+    "binary_hit_or_miss",
+    "binary_opening",
+    "binary_propagation",
+    "black_tophat",
     "center_of_mass",
     "convolve",
     "convolve1d",
@@ -129,12 +158,18 @@ __all__ = [
     "gaussian_filter1d",
     "gaussian_gradient_magnitude",
     "gaussian_laplace",
+    "generate_binary_structure",
     "generic_filter",
     "generic_filter1d",
     "generic_gradient_magnitude",
     "generic_laplace",
     "geometric_transform",
+    "grey_closing",
+    "grey_dilation",
+    "grey_erosion",
+    "grey_opening",
     "histogram",
+    "iterate_structure",
     "label",
     "labeled_comprehension",
     "laplace",
@@ -151,6 +186,8 @@ __all__ = [
     "minimum_filter1d",
     "minimum_position",
     "montage",
+    "morphological_gradient",
+    "morphological_laplace",
     "percentile_filter",
     "prewitt",
     "rank_filter",
@@ -174,5 +211,6 @@ __all__ = [
     "view_as_blocks",
     "view_as_windows",
     "watershed_ift",
+    "white_tophat",
     "zoom",
 ]

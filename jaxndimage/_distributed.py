@@ -60,8 +60,9 @@ __all__ = [
     "window_reach",
 ]
 
-#: ``rule(arguments, ndim) -> one int or None per axis of input``.
-DepthRule = Callable[[Mapping[str, Any], int], Sequence[int | None]]
+#: ``rule(arguments, ndim) -> one int or None per axis of input``, or None
+#: for a call without bounded reach (computed whole, as without a rule).
+DepthRule = Callable[[Mapping[str, Any], int], Sequence[int | None] | None]
 
 
 # --------------------------------------------------------------------------
@@ -293,8 +294,10 @@ def is_dask_array(value: Any) -> bool:
 
 
 def _axis_modes(arguments: Mapping[str, Any], ndim: int) -> list[str]:
-    """The boundary mode of every axis of the input."""
-    mode = arguments.get("mode", "reflect")
+    """The boundary mode of every axis of the input.  A function without
+    a ``mode`` (binary morphology, with its ``border_value``) extends its
+    blocks itself, as for a constant mode."""
+    mode = arguments.get("mode", "constant")
     if isinstance(mode, str):
         return [mode] * ndim
     if "axes" in arguments:
@@ -401,7 +404,8 @@ def _map_dask(func: Callable, bound: Any, name: str,
         if key != name and is_dask_array(value):
             arguments[key] = np.asarray(value.compute())
     x = arguments[name]
-    if rule is None:
+    depths = None if rule is None else rule(arguments, x.ndim)
+    if depths is None:
         # No bounded reach (interpolation, whose output has another shape):
         # computed whole, now, as SciPy does, and handed back as dask.
         arguments[name] = np.asarray(x.compute())
@@ -441,7 +445,7 @@ def _map_dask(func: Callable, bound: Any, name: str,
             functools.partial(_filter_block, func, bound.args, bound.kwargs,
                               position, ()), dtype=sample.dtype, meta=meta)
 
-    depths = list(rule(arguments, ndim))
+    depths = list(depths)
     modes = _axis_modes(arguments, ndim)
     chunks, depth, boundary, edges = [], {}, {}, []
     for axis in range(ndim):
@@ -461,7 +465,11 @@ def _map_dask(func: Callable, bound: Any, name: str,
                           else "none")
         # Data-copying modes extend edge blocks here; a constant is left to
         # the function, which knows how to cast cval.
-        copies = extension in ("reflect", "mirror", "nearest")
+        # A rule marked ``extends_edges = False`` (functions that apply
+        # one filter to the result of another, with a window that is not
+        # symmetric) leaves the true edges to the function too.
+        copies = (extension in ("reflect", "mirror", "nearest")
+                  and getattr(rule, "extends_edges", True))
         edges.append((reach if copies else 0, modes[axis]))
     x = x.rechunk(tuple(chunks))
     block_func = functools.partial(_filter_block, func, bound.args,

@@ -1,0 +1,1550 @@
+"""Binary and grey morphology, and the structuring elements.
+
+Binary erosion and dilation are one kernel.  SciPy's C routine erodes, and
+dilates by eroding the complement; here both are a *dilation* (a maximum of
+booleans over the structure, `jaxndimage._rank`'s footprint machinery), and an
+erosion dilates the complement:
+
+    erosion(x) = ~dilation(~x)   with the border value complemented.
+
+* A box structure is separable (`jaxndimage._rank.sliding_extreme` per
+  axis), and ``k`` box iterations without a mask are one dilation by the
+  ``k``-fold box.  Other fixed iteration counts are a ``fori_loop``.
+* ``iterations < 1`` repeats the step on device (``lax.while_loop``) until
+  nothing changes, without a host synchronisation per iteration.  When the
+  structure holds its own centre the step only grows the set, and each round
+  first propagates as far as it can: in 2-D by two raster passes
+  (``lax.scan`` over the rows, down then up; each row takes what the
+  structure reaches of the finished row before it and fills its runs of the
+  mask), in N-D by filling runs along every axis neighbour of the structure
+  (doubling scans).  A round then ends with one plain step, and the loop
+  stops when a round changes nothing: the result is exactly the iterated
+  one, in a few rounds instead of one per pixel of distance.
+  `binary_propagation` and `binary_fill_holes` are this loop.
+* ``mask`` keeps the samples outside it at their input value in every
+  iteration, as in SciPy.
+
+Grey morphology is `jaxndimage._rank`'s minimum/maximum filter: separable
+passes for boxes, runs along the last axis for other footprints, and the
+non-flat ``structure`` added (dilation) or subtracted (erosion) in floating
+point.  Gradients, Laplace and the top-hats then combine the results in the
+input's dtype, as SciPy does (``uint8`` wraps around, booleans use XOR).
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jaxndimage._canvas import ExactGrid
+from jaxndimage._casting import cast_like_c
+from jaxndimage._dispatch import ndimage_function
+from jaxndimage._distributed import window_reach
+from jaxndimage._docstrings import docfiller
+from jaxndimage._modes import check_mode, pad_axis
+from jaxndimage._rank import (
+    Pattern,
+    _footprint_extreme,
+    _min_or_max_filter,
+    check_footprint_origins,
+    expand_footprint,
+    footprint_taps,
+    pad_for_footprint,
+    sliding_extreme,
+)
+from jaxndimage._support import (
+    OutputArray,
+    as_int,
+    check_axes,
+    expand_to_ndim,
+    normalize_sequence,
+    output_dtype,
+)
+
+__all__ = [
+    "binary_closing",
+    "binary_dilation",
+    "binary_erosion",
+    "binary_fill_holes",
+    "binary_hit_or_miss",
+    "binary_opening",
+    "binary_propagation",
+    "black_tophat",
+    "generate_binary_structure",
+    "grey_closing",
+    "grey_dilation",
+    "grey_erosion",
+    "grey_opening",
+    "iterate_structure",
+    "morphological_gradient",
+    "morphological_laplace",
+    "white_tophat",
+]
+
+Array = jax.Array
+ArrayLike = Any
+
+#: Morphology's kernels run on arrays of their own static shape.
+_GRID = ExactGrid()
+
+
+def _crop(x: Array, shape: Sequence[int], axis: int) -> Array:
+    """The first ``shape[axis]`` samples of ``x`` along ``axis``."""
+    return lax.slice_in_dim(x, 0, shape[axis], axis=axis)
+
+
+# --------------------------------------------------------------------------
+# Structuring elements
+# --------------------------------------------------------------------------
+
+def generate_binary_structure(rank: int, connectivity: int) -> np.ndarray:
+    """A 3 x 3 x ... boolean structuring element of a given connectivity.
+
+    Parameters
+    ----------
+    rank : int
+        Number of dimensions of the structure.
+    connectivity : int
+        Elements up to a squared distance of `connectivity` from the centre
+        belong to the structure: 1 (no diagonal neighbours) to `rank` (all).
+
+    Returns
+    -------
+    output : numpy.ndarray of bool
+        The structure, of shape ``(3,) * rank`` (a 0-d True for
+        ``rank < 1``).  Structures are small and describe the operation, so
+        this is a numpy array, as in SciPy.
+
+    Examples
+    --------
+    >>> from jaxndimage import generate_binary_structure
+    >>> generate_binary_structure(2, 1).astype(int)
+    array([[0, 1, 0],
+           [1, 1, 1],
+           [0, 1, 0]])
+    >>> generate_binary_structure(2, 2).all()
+    np.True_
+    """
+    if connectivity < 1:
+        connectivity = 1
+    if rank < 1:
+        return np.array(True, dtype=bool)
+    output = np.fabs(np.indices([3] * rank) - 1)
+    output = np.add.reduce(output, 0)
+    return output <= connectivity
+
+
+@ndimage_function("structure", reject_float16=False)
+def _iterated_structure(structure: Any, iterations: int) -> Array:
+    structure = jnp.asarray(structure)
+    if iterations < 2:
+        return jnp.array(structure, copy=True)
+    ni = iterations - 1
+    shape = tuple(n + ni * (n - 1) for n in structure.shape)
+    start = tuple(ni * (n // 2) for n in structure.shape)
+    seed = lax.dynamic_update_slice(jnp.zeros(shape, bool), structure != 0,
+                                    start)
+    footprint = _concrete_bool(structure, "structure")
+    plan = _dilation_plan(footprint, [0] * footprint.ndim)
+    return _binary(seed, None, pattern=plan[0], origins=plan[1],
+                   iterations=ni, invert=True, border=False,
+                   out_dtype=np.dtype(bool))
+
+
+def iterate_structure(structure: ArrayLike, iterations: int,
+                      origin: Any = None) -> Any:
+    """Dilate a structuring element with itself.
+
+    Parameters
+    ----------
+    structure : array_like
+        The structuring element (non-zero elements are True).
+    iterations : int
+        The result is `structure` dilated ``iterations - 1`` times with
+        itself; below 2 a copy of `structure` is returned.
+    origin : int or sequence of int, optional
+        If given, the origin for the larger structure is returned as well,
+        ``iterations * origin`` per axis.
+
+    Returns
+    -------
+    iterate_structure : array of bool
+        The larger structure, or ``(structure, origin)`` when `origin` is
+        given.
+
+    Examples
+    --------
+    >>> from jaxndimage import generate_binary_structure, iterate_structure
+    >>> struct = generate_binary_structure(2, 1)
+    >>> iterate_structure(struct, 2).astype(int)
+    array([[0, 0, 1, 0, 0],
+           [0, 1, 1, 1, 0],
+           [1, 1, 1, 1, 1],
+           [0, 1, 1, 1, 0],
+           [0, 0, 1, 0, 0]])
+    >>> iterate_structure(struct, 2, origin=1)[1]
+    [2, 2]
+    """
+    iterations = as_int(iterations, "iterations")
+    out = _iterated_structure(structure, iterations)
+    if origin is None:
+        return out
+    origin = normalize_sequence(origin, np.ndim(structure), "origin")
+    return out, [iterations * o for o in origin]
+
+
+# --------------------------------------------------------------------------
+# Binary kernels (pure JAX)
+# --------------------------------------------------------------------------
+
+def _dilate(y: Array, footprint: np.ndarray, origins: tuple[int, ...],
+            border: bool, repeat: int = 1) -> Array:
+    """OR of ``y`` over the structure; ``border`` past the edges.
+
+    A box is separable (a sliding maximum per axis), and ``repeat``
+    dilations by a box are one dilation by the larger box, since the
+    intermediate samples of any path can be kept inside the array.
+    """
+    if not footprint.any():
+        return jnp.zeros(y.shape, bool)
+    if footprint.all():
+        for axis, (n, origin) in enumerate(zip(footprint.shape, origins)):
+            size = repeat * (n - 1) + 1
+            if size == 1:
+                continue
+            before = repeat * (n // 2 + origin)
+            padded = pad_axis(y, axis, before, size - 1 - before, "constant",
+                              jnp.asarray(border))
+            y = _crop(sliding_extreme(_GRID, padded, size, axis,
+                                      minimum=False), y.shape, axis)
+        return y
+    assert repeat == 1
+    padded = pad_for_footprint(_GRID, y, footprint.shape, origins,
+                               ("constant",) * y.ndim, jnp.asarray(border))
+    return _GRID.crop(_footprint_extreme(_GRID, padded, footprint,
+                                         minimum=False), y.shape)
+
+
+def _offsets(footprint: np.ndarray, origins: Sequence[int]) -> set:
+    """Where each True of the structure reads, relative to the sample."""
+    centre = np.array([n // 2 + o for n, o in zip(footprint.shape, origins)])
+    return {tuple(int(v) for v in np.array(index) - centre)
+            for index in zip(*np.nonzero(footprint))}
+
+
+def _shift(x: Array, axis: int, step: int, fill: Any) -> Array:
+    """``x[i + step]`` along ``axis``, ``fill`` past the edges."""
+    n = x.shape[axis]
+    step = max(-n, min(n, step))
+    if step >= 0:
+        part = lax.slice_in_dim(x, step, n, axis=axis)
+        widths = [(0, 0)] * x.ndim
+        widths[axis] = (0, step)
+    else:
+        part = lax.slice_in_dim(x, 0, n + step, axis=axis)
+        widths = [(0, 0)] * x.ndim
+        widths[axis] = (-step, 0)
+    return jnp.pad(part, widths, constant_values=fill)
+
+
+def _fill_runs(y: Array, passable: Array, axis: int, direction: int
+               ) -> Array:
+    """Propagate ``y`` along ``axis`` through consecutive passable samples:
+    a sample is set when the sample ``direction`` further along is set and
+    it is passable, repeated along the whole run (a doubling scan; each
+    step is materialised, or XLA's fusion would recompute the chain)."""
+    n = y.shape[axis]
+    reach, span = passable, 1
+    while span < n:
+        y = y | (reach & _shift(y, axis, direction * span, False))
+        span *= 2
+        if span < n:
+            reach = reach & _shift(reach, axis, direction * (span // 2),
+                                   False)
+        y, reach = lax.optimization_barrier((y, reach))
+    return y
+
+
+def _fill_row(seed: Array, passable: Array, border: bool) -> Array:
+    """Fill every run of passable samples of a 1-D row that touches a set
+    sample (both row neighbours are in the structure)."""
+    near = _shift(seed, 0, 1, border) | _shift(seed, 0, -1, border)
+    touched = passable & (seed | near)
+    runs = jnp.cumsum(~passable, dtype=jnp.int32)
+    hit = jax.ops.segment_max(touched.astype(jnp.int8), runs,
+                              num_segments=seed.shape[0] + 1)
+    return seed | (passable & (hit[runs] > 0))
+
+
+def _raster_pass(y: Array, passable: Array, above: tuple[int, ...],
+                 row_fill: bool, border: bool) -> Array:
+    """One top-to-bottom pass over a 2-D image: each row takes what the
+    structure reaches of the finished row above (column shifts ``above``),
+    then fills its runs."""
+
+    def row(previous, rows):
+        current, open_ = rows
+        source = jnp.zeros(current.shape, bool)
+        for dx in above:
+            source = source | _shift(previous, 0, dx, border)
+        current = current | (open_ & source)
+        if row_fill:
+            current = _fill_row(current, open_, border)
+        return current, current
+
+    first = jnp.full(y.shape[1:], border)
+    return lax.scan(row, first, (y, passable))[1]
+
+
+@partial(jax.jit, static_argnames=("pattern", "origins", "iterations",
+                                   "invert", "border", "out_dtype"))
+def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
+            origins: tuple[int, ...], iterations: int, invert: bool,
+            border: bool, out_dtype: np.dtype) -> Array:
+    """Binary erosion (``invert=False``) or dilation (``invert=True``) of
+    ``x != 0``, ``iterations`` times (below 1: until nothing changes)."""
+    footprint = pattern.array
+    y = (x != 0) if invert else (x == 0)
+    fill = bool(border) if invert else not border
+    if mask is not None:
+        mask = mask != 0
+
+    def step(y):
+        grown = _dilate(y, footprint, origins, fill)
+        return grown if mask is None else jnp.where(mask, grown, y)
+
+    if iterations == 1:
+        y = step(y)
+    elif iterations > 1 and mask is None and footprint.all():
+        y = _dilate(y, footprint, origins, fill, repeat=iterations)
+    elif iterations > 1:
+        y = lax.fori_loop(0, iterations, lambda _, v: step(v), y)
+    else:
+        offsets = _offsets(footprint, origins)
+        growing = (0,) * y.ndim in offsets  # the step only grows the set
+        passable = jnp.ones(y.shape, bool) if mask is None else mask
+        if growing and y.ndim == 2:
+            # Raster passes down and up, each row filling its runs.
+            row_fill = {(0, 1), (0, -1)} <= offsets
+            down = tuple(sorted(dx for dy, dx in offsets if dy == -1))
+            up = tuple(sorted(dx for dy, dx in offsets if dy == 1))
+
+            def accelerate(y):
+                y = _raster_pass(y, passable, down, row_fill, fill)
+                return _raster_pass(y[::-1], passable[::-1], up, row_fill,
+                                    fill)[::-1]
+        else:
+            runs = []
+            for axis in range(y.ndim):
+                for direction in (1, -1):
+                    unit = [0] * y.ndim
+                    unit[axis] = direction
+                    if (growing and tuple(unit) in offsets
+                            and y.shape[axis] > 1):
+                        runs.append((axis, direction))
+
+            def accelerate(y):
+                for axis, direction in runs:
+                    y = _fill_runs(y, passable, axis, direction)
+                return y
+
+        def round_(state):
+            y, _ = state
+            old = y
+            y = step(accelerate(y))
+            return y, jnp.any(y != old)
+
+        y, _ = lax.while_loop(lambda state: state[1], round_,
+                              (y, jnp.asarray(True)))
+    result = y if invert else ~y
+    return result.astype(out_dtype)
+
+
+# --------------------------------------------------------------------------
+# Binary shells
+# --------------------------------------------------------------------------
+
+def _concrete_bool(value: Any, name: str) -> np.ndarray:
+    if isinstance(value, jax.core.Tracer):
+        raise TypeError(
+            f"{name}: the structuring element decides the shape of the "
+            f"computation, so it must be concrete (a numpy array or a JAX "
+            f"array outside jit/vmap), not traced")
+    return np.asarray(value, dtype=bool)
+
+
+def _check_iterations(iterations: Any) -> int:
+    try:
+        return operator.index(iterations)
+    except TypeError as error:
+        raise TypeError("iterations parameter should be an integer") from \
+            error
+
+
+def _reflected(structure: np.ndarray, origin: Sequence[int]
+               ) -> tuple[np.ndarray, list[int]]:
+    """SciPy's dilation structure: reflected, with the origin negated and
+    shifted by one more along axes of even length."""
+    structure = structure[(slice(None, None, -1),) * structure.ndim]
+    origin = [-o - (0 if n & 1 else 1)
+              for o, n in zip(origin, structure.shape)]
+    return structure, origin
+
+
+def _default_structure(structure: Any, rank: int) -> Any:
+    return generate_binary_structure(rank, 1) if structure is None \
+        else structure
+
+
+def _dilation_plan(structure: np.ndarray, origin: Sequence[int]
+                   ) -> tuple[Pattern, tuple[int, ...]]:
+    structure, origin = _reflected(structure, origin)
+    return Pattern.of(structure), tuple(origin)
+
+
+def _binary_output(output: Any, shape: tuple[int, ...]) -> np.dtype:
+    """SciPy's rule: bool, unless an output array is given."""
+    if isinstance(output, OutputArray):
+        if output.dtype.kind == "c":
+            raise TypeError("Complex output type not supported")
+        return output_dtype(output, np.dtype(bool), shape=shape)
+    return np.dtype(bool)
+
+
+def _binary_erosion(input: Array, structure: Any, iterations: Any,
+                    mask: Any, output: Any, border_value: Any, origin: Any,
+                    invert: bool, axes: Any, reflect: bool = False) -> Array:
+    """SciPy's ``_binary_erosion``, validated in its order; ``reflect``
+    first turns ``structure``/``origin`` into the dilation's."""
+    iterations = _check_iterations(iterations)
+    if jnp.iscomplexobj(input):
+        raise TypeError("Complex type not supported")
+    ndim = input.ndim
+    axes = check_axes(axes, ndim)
+    structure = _concrete_bool(_default_structure(structure, len(axes)),
+                               "structure")
+    origin = normalize_sequence(origin, len(axes), "origin")
+    if reflect:
+        structure, origin = _reflected(structure, origin)
+    if ndim > len(axes):
+        structure = expand_footprint(structure, axes, ndim, name="structure")
+    if structure.ndim != ndim:
+        raise RuntimeError("structure and input must have same "
+                           "dimensionality")
+    if structure.size < 1:
+        raise RuntimeError("structure must not be empty")
+    if mask is not None:
+        mask = jnp.asarray(mask)
+        if mask.shape != input.shape:
+            raise RuntimeError("mask and input must have equal sizes")
+    origins = tuple(expand_to_ndim(origin, axes, ndim, 0)) \
+        if len(axes) < ndim else tuple(origin)
+    origins = tuple(_check_origin(o, n)
+                    for o, n in zip(origins, structure.shape))
+    out = _binary_output(output, input.shape)
+    if input.size == 0:
+        return jnp.zeros(input.shape, out)
+    if ndim == 0:
+        result = _binary(input[None], None if mask is None else mask[None],
+                         pattern=Pattern.of(structure[None]), origins=(0,),
+                         iterations=iterations, invert=invert,
+                         border=bool(border_value), out_dtype=out)
+        return result[0]
+    return _binary(input, mask, pattern=Pattern.of(structure),
+                   origins=origins, iterations=iterations, invert=invert,
+                   border=bool(border_value), out_dtype=out)
+
+
+def _check_origin(origin: Any, size: int) -> int:
+    origin = as_int(origin, "origin")
+    if not 0 <= size // 2 + origin < size:
+        raise ValueError(f"origin: invalid origin {origin} for a structure "
+                         f"of size {size}")
+    return origin
+
+
+def _binary_depth_of(structure: Any, origin: Any, iterations: Any,
+                     axes: Sequence[int], ndim: int, dilation: bool
+                     ) -> list[int]:
+    shape = np.shape(structure) if structure is not None else (3,) * len(axes)
+    origins = normalize_sequence(origin, len(axes), "origin")
+    depth = [0] * ndim
+    for axis, n, o in zip(axes, shape, origins):
+        o = int(o)
+        if dilation:
+            o = -o - (0 if n & 1 else 1)
+        depth[axis] = window_reach(int(n), o) * int(iterations)
+    return depth
+
+
+def _binary_reach(arguments: Mapping[str, Any], ndim: int,
+                  erosion: bool, dilation: bool) -> list[int] | None:
+    iterations = operator.index(arguments.get("iterations", 1))
+    if iterations < 1 or arguments.get("mask") is not None:
+        return None
+    axes = check_axes(arguments.get("axes"), ndim)
+    structure, origin = arguments.get("structure"), arguments.get("origin", 0)
+    depth = [0] * ndim
+    for passes, flag in ((erosion, False), (dilation, True)):
+        if passes:
+            reach = _binary_depth_of(structure, origin, iterations, axes,
+                                     ndim, flag)
+            depth = [a + b for a, b in zip(depth, reach)]
+    return depth
+
+
+def erosion_depth(arguments: Mapping[str, Any], ndim: int
+                  ) -> list[int] | None:
+    """dask halo of `binary_erosion`: the structure's reach times the
+    iterations; None (the input is computed whole) for ``iterations < 1``
+    and with a mask (which must be seen whole too)."""
+    return _binary_reach(arguments, ndim, True, False)
+
+
+def dilation_depth(arguments: Mapping[str, Any], ndim: int
+                   ) -> list[int] | None:
+    """dask halo of `binary_dilation` (the reflected structure)."""
+    return _binary_reach(arguments, ndim, False, True)
+
+
+def opening_depth(arguments: Mapping[str, Any], ndim: int
+                  ) -> list[int] | None:
+    """dask halo of `binary_opening` and `binary_closing`: both passes."""
+    return _binary_reach(arguments, ndim, True, True)
+
+
+def hit_or_miss_depth(arguments: Mapping[str, Any], ndim: int
+                      ) -> list[int]:
+    """dask halo of `binary_hit_or_miss`: the larger of its two erosions."""
+    axes = check_axes(arguments.get("axes"), ndim)
+    structure1 = arguments.get("structure1")
+    structure2 = arguments.get("structure2")
+    origin1 = arguments.get("origin1", 0)
+    origin2 = arguments.get("origin2")
+    first = _binary_depth_of(structure1, origin1, 1, axes, ndim, False)
+    second = _binary_depth_of(structure1 if structure2 is None
+                              else structure2,
+                              origin1 if origin2 is None else origin2, 1,
+                              axes, ndim, False)
+    return [max(a, b) for a, b in zip(first, second)]
+
+
+def whole(arguments: Mapping[str, Any], ndim: int) -> None:
+    """No bounded reach: a dask input is computed whole."""
+    return None
+
+
+@docfiller
+@ndimage_function("input", "structure", "mask",
+                  depth=erosion_depth)
+def binary_erosion(input: ArrayLike, structure: Any = None,
+                   iterations: int = 1, mask: Any = None, output: Any = None,
+                   border_value: int = 0, origin: Any = 0,
+                   brute_force: bool = False, *, axes: Any = None) -> Array:
+    """Multidimensional binary erosion.
+
+    A sample stays True where the structure, placed on it, covers only
+    True samples of `input` (`border_value` past the edges).
+
+    Parameters
+    ----------
+    input : array_like
+        Binary image (non-zero is True): numpy, JAX (also inside
+        ``jit``/``vmap``) or any array-API array.
+    structure : array_like, optional
+        Structuring element (non-zero is True); default: connectivity one
+        (`generate_binary_structure` with rank ``len(axes)``).
+    iterations : int, optional
+        Number of erosions (default 1); below 1, repeated until nothing
+        changes.
+    mask : array_like, optional
+        Only samples where `mask` is True are modified, in every iteration.
+    output : array or dtype, optional
+        An array (non-JAX input) to write the result into, which is then
+        returned. As in SciPy, a dtype is ignored: the result is bool.
+    border_value : int, optional
+        Value past the edges (0 or 1). Default is 0.
+    origin : int or sequence of int, optional
+        Placement of the structure, per axis. Default is 0.
+    brute_force : bool, optional
+        Accepted for compatibility; every iteration runs over the whole
+        array on device, and the result is the same.
+    %(axes)s
+
+    Returns
+    -------
+    binary_erosion : array of bool
+        The eroded image (the dtype of `output` when an array is given).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import binary_erosion
+    >>> a = np.zeros((5, 5), dtype=int)
+    >>> a[1:4, 1:4] = 1
+    >>> binary_erosion(a).astype(int)
+    array([[0, 0, 0, 0, 0],
+           [0, 0, 0, 0, 0],
+           [0, 0, 1, 0, 0],
+           [0, 0, 0, 0, 0],
+           [0, 0, 0, 0, 0]])
+    """
+    input = jnp.asarray(input)
+    return _binary_erosion(input, structure, iterations, mask, output,
+                           border_value, origin, False, axes)
+
+
+@docfiller
+@ndimage_function("input", "structure", "mask",
+                  depth=dilation_depth)
+def binary_dilation(input: ArrayLike, structure: Any = None,
+                    iterations: int = 1, mask: Any = None,
+                    output: Any = None, border_value: int = 0,
+                    origin: Any = 0, brute_force: bool = False, *,
+                    axes: Any = None) -> Array:
+    """Multidimensional binary dilation.
+
+    A sample becomes True where the reflected structure, placed on it,
+    meets a True sample of `input` (`border_value` past the edges).  As
+    in SciPy, the origin of an even-sized structure is shifted by one so
+    that dilation and erosion are adjoint.
+
+    Parameters
+    ----------
+    input : array_like
+        Binary image (non-zero is True): numpy, JAX (also inside
+        ``jit``/``vmap``) or any array-API array.
+    structure : array_like, optional
+        Structuring element (non-zero is True); default: connectivity one.
+    iterations : int, optional
+        Number of dilations (default 1); below 1, repeated until nothing
+        changes.
+    mask : array_like, optional
+        Only samples where `mask` is True are modified, in every iteration.
+    output : array or dtype, optional
+        An array (non-JAX input) to write the result into, which is then
+        returned. As in SciPy, a dtype is ignored: the result is bool.
+    border_value : int, optional
+        Value past the edges (0 or 1). Default is 0.
+    origin : int or sequence of int, optional
+        Placement of the structure, per axis. Default is 0.
+    brute_force : bool, optional
+        Accepted for compatibility; the result is the same.
+    %(axes)s
+
+    Returns
+    -------
+    binary_dilation : array of bool
+        The dilated image (the dtype of `output` when an array is given).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import binary_dilation
+    >>> a = np.zeros((5, 5))
+    >>> a[2, 2] = 1
+    >>> binary_dilation(a).astype(int)
+    array([[0, 0, 0, 0, 0],
+           [0, 0, 1, 0, 0],
+           [0, 1, 1, 1, 0],
+           [0, 0, 1, 0, 0],
+           [0, 0, 0, 0, 0]])
+    >>> binary_dilation(a, iterations=2).sum()
+    np.int64(13)
+    """
+    input = jnp.asarray(input)
+    return _binary_erosion(input, structure, iterations, mask, output,
+                           border_value, origin, True, axes, reflect=True)
+
+
+def _open_or_close(input: Array, structure: Any, iterations: Any,
+                   output: Any, origin: Any, mask: Any, border_value: Any,
+                   axes: Any, opening: bool) -> Array:
+    structure = _default_structure(structure,
+                                   len(check_axes(axes, input.ndim)))
+    first = _binary_erosion(input, structure, iterations, mask, None,
+                            border_value, origin, not opening, axes,
+                            reflect=not opening)
+    return _binary_erosion(first, structure, iterations, mask, output,
+                           border_value, origin, opening, axes,
+                           reflect=opening)
+
+
+@docfiller
+@ndimage_function("input", "structure", "mask",
+                  depth=opening_depth)
+def binary_opening(input: ArrayLike, structure: Any = None,
+                   iterations: int = 1, output: Any = None, origin: Any = 0,
+                   mask: Any = None, border_value: int = 0,
+                   brute_force: bool = False, *, axes: Any = None) -> Array:
+    """Multidimensional binary opening: the dilation of the erosion.
+
+    Removes objects smaller than the structure.
+
+    Parameters
+    ----------
+    input : array_like
+        Binary image (non-zero is True).
+    structure : array_like, optional
+        Structuring element (non-zero is True); default: connectivity one.
+    iterations : int, optional
+        The erosion, then the dilation, are each repeated `iterations`
+        times (default 1); below 1, until nothing changes.
+    output : array or dtype, optional
+        An array (non-JAX input) to write the result into; a dtype is
+        ignored, as in SciPy: the result is bool.
+    origin : int or sequence of int, optional
+        Placement of the structure. Default is 0.
+    mask : array_like, optional
+        Only samples where `mask` is True are modified.
+    border_value : int, optional
+        Value past the edges (0 or 1). Default is 0.
+    brute_force : bool, optional
+        Accepted for compatibility; the result is the same.
+    %(axes)s
+
+    Returns
+    -------
+    binary_opening : array of bool
+        The opened image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import binary_opening
+    >>> a = np.zeros((5, 5), dtype=int)
+    >>> a[1:4, 1:4] = 1
+    >>> a[4, 4] = 1
+    >>> binary_opening(a).astype(int)
+    array([[0, 0, 0, 0, 0],
+           [0, 0, 1, 0, 0],
+           [0, 1, 1, 1, 0],
+           [0, 0, 1, 0, 0],
+           [0, 0, 0, 0, 0]])
+    """
+    input = jnp.asarray(input)
+    return _open_or_close(input, structure, iterations, output, origin, mask,
+                          border_value, axes, True)
+
+
+@docfiller
+@ndimage_function("input", "structure", "mask",
+                  depth=opening_depth)
+def binary_closing(input: ArrayLike, structure: Any = None,
+                   iterations: int = 1, output: Any = None, origin: Any = 0,
+                   mask: Any = None, border_value: int = 0,
+                   brute_force: bool = False, *, axes: Any = None) -> Array:
+    """Multidimensional binary closing: the erosion of the dilation.
+
+    Fills holes smaller than the structure.
+
+    Parameters
+    ----------
+    input : array_like
+        Binary image (non-zero is True).
+    structure : array_like, optional
+        Structuring element (non-zero is True); default: connectivity one.
+    iterations : int, optional
+        The dilation, then the erosion, are each repeated `iterations`
+        times (default 1); below 1, until nothing changes.
+    output : array or dtype, optional
+        An array (non-JAX input) to write the result into; a dtype is
+        ignored, as in SciPy: the result is bool.
+    origin : int or sequence of int, optional
+        Placement of the structure. Default is 0.
+    mask : array_like, optional
+        Only samples where `mask` is True are modified.
+    border_value : int, optional
+        Value past the edges (0 or 1). Default is 0.
+    brute_force : bool, optional
+        Accepted for compatibility; the result is the same.
+    %(axes)s
+
+    Returns
+    -------
+    binary_closing : array of bool
+        The closed image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import binary_closing
+    >>> a = np.zeros((5, 5), dtype=int)
+    >>> a[1:4, 1:4] = 1
+    >>> a[2, 2] = 0
+    >>> binary_closing(a).astype(int)
+    array([[0, 0, 0, 0, 0],
+           [0, 1, 1, 1, 0],
+           [0, 1, 1, 1, 0],
+           [0, 1, 1, 1, 0],
+           [0, 0, 0, 0, 0]])
+    """
+    input = jnp.asarray(input)
+    return _open_or_close(input, structure, iterations, output, origin, mask,
+                          border_value, axes, False)
+
+
+@docfiller
+@ndimage_function("input", "structure1", "structure2",
+                  depth=hit_or_miss_depth)
+def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
+                       structure2: Any = None, output: Any = None,
+                       origin1: Any = 0, origin2: Any = None, *,
+                       axes: Any = None) -> Array:
+    """Multidimensional binary hit-or-miss transform.
+
+    True where `structure1` fits the True samples of `input` and
+    `structure2` fits its False samples.
+
+    Parameters
+    ----------
+    input : array_like
+        Binary image (non-zero is True).
+    structure1 : array_like, optional
+        The part that must hit the foreground; default: connectivity one.
+    structure2 : array_like, optional
+        The part that must miss the foreground; default: the complement
+        of `structure1`.
+    output : array or dtype, optional
+        An array (non-JAX input) to write the result into; a dtype is
+        ignored, as in SciPy: the result is bool.
+    origin1 : int or sequence of int, optional
+        Placement of `structure1`. Default is 0.
+    origin2 : int or sequence of int, optional
+        Placement of `structure2`; default: `origin1`.
+    %(axes)s
+
+    Returns
+    -------
+    binary_hit_or_miss : array of bool
+        The hit-or-miss transform.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import binary_hit_or_miss
+    >>> a = np.eye(5, dtype=int)
+    >>> a[0, 4] = 1
+    >>> corners = [[0, 0, 1], [0, 0, 0], [1, 0, 0]]
+    >>> binary_hit_or_miss(a, structure1=np.eye(3),
+    ...                    structure2=corners).astype(int)
+    array([[0, 0, 0, 0, 0],
+           [0, 1, 0, 0, 0],
+           [0, 0, 1, 0, 0],
+           [0, 0, 0, 1, 0],
+           [0, 0, 0, 0, 0]])
+    """
+    input = jnp.asarray(input)
+    num_axes = len(check_axes(axes, input.ndim))
+    if structure1 is None:
+        structure1 = generate_binary_structure(num_axes, 1)
+    structure1 = _concrete_bool(structure1, "structure1")
+    if structure2 is None:
+        structure2 = np.logical_not(structure1)
+    origin1 = normalize_sequence(origin1, num_axes, "origin1")
+    origin2 = origin1 if origin2 is None else normalize_sequence(
+        origin2, num_axes, "origin2")
+    hit = _binary_erosion(input, structure1, 1, None, None, 0, origin1,
+                          False, axes)
+    miss = _binary_erosion(input, structure2, 1, None, None, 0, origin2,
+                           True, axes)
+    out = _binary_output(output, input.shape)
+    return (hit & ~miss).astype(out)
+
+
+@docfiller
+@ndimage_function("input", "structure", "mask",
+                  depth=whole)
+def binary_propagation(input: ArrayLike, structure: Any = None,
+                       mask: Any = None, output: Any = None,
+                       border_value: int = 0, origin: Any = 0, *,
+                       axes: Any = None) -> Array:
+    """Multidimensional binary propagation of `input` inside `mask`.
+
+    Repeated dilation until nothing changes (``binary_dilation`` with
+    ``iterations=-1``), computed on device in a few rounds: every axis
+    neighbour of the structure fills whole runs of the mask per round.
+
+    Parameters
+    ----------
+    input : array_like
+        Binary image of the seeds (non-zero is True).
+    structure : array_like, optional
+        Structuring element of the successive dilations; default:
+        connectivity one.
+    mask : array_like, optional
+        Where `input` may propagate; default: everywhere.
+    output : array or dtype, optional
+        An array (non-JAX input) to write the result into; a dtype is
+        ignored, as in SciPy: the result is bool.
+    border_value : int, optional
+        Value past the edges (0 or 1). Default is 0.
+    origin : int or sequence of int, optional
+        Placement of the structure. Default is 0.
+    %(axes)s
+
+    Returns
+    -------
+    binary_propagation : array of bool
+        The samples of `mask` connected to `input`, and `input`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import binary_propagation
+    >>> mask = np.array([[1, 1, 0, 1], [0, 1, 0, 1], [0, 1, 0, 0]])
+    >>> seed = np.zeros_like(mask)
+    >>> seed[0, 0] = 1
+    >>> binary_propagation(seed, mask=mask).astype(int)
+    array([[1, 1, 0, 0],
+           [0, 1, 0, 0],
+           [0, 1, 0, 0]])
+    """
+    input = jnp.asarray(input)
+    return _binary_erosion(input, structure, -1, mask, output, border_value,
+                           origin, True, axes, reflect=True)
+
+
+@docfiller
+@ndimage_function("input", "structure", reject_float16=False, depth=whole)
+def binary_fill_holes(input: ArrayLike, structure: Any = None,
+                      output: Any = None, origin: Any = 0, *,
+                      axes: Any = None) -> Array:
+    """Fill the holes of binary objects.
+
+    The background connected to the edges (through `structure`) is
+    propagated from the border; what it does not reach is filled.
+
+    Parameters
+    ----------
+    input : array_like
+        Binary image (non-zero is True).
+    structure : array_like, optional
+        Connectivity of the background; default: connectivity one.
+    output : array or dtype, optional
+        An array (non-JAX input) to write the result into; a dtype is
+        ignored, as in SciPy: the result is bool.
+    origin : int or sequence of int, optional
+        Placement of the structure. Default is 0.
+    %(axes)s
+
+    Returns
+    -------
+    out : array of bool
+        `input` with its holes filled.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import binary_fill_holes
+    >>> a = np.zeros((5, 5), dtype=int)
+    >>> a[1:4, 1:4] = 1
+    >>> a[2, 2] = 0
+    >>> binary_fill_holes(a).astype(int)
+    array([[0, 0, 0, 0, 0],
+           [0, 1, 1, 1, 0],
+           [0, 1, 1, 1, 0],
+           [0, 1, 1, 1, 0],
+           [0, 0, 0, 0, 0]])
+    """
+    input = jnp.asarray(input)
+    mask = input == 0
+    seeds = jnp.zeros(input.shape, bool)
+    out = _binary_output(output, input.shape)
+    reached = _binary_erosion(seeds, structure, -1, mask, None, 1, origin,
+                              True, axes, reflect=True)
+    return (~reached).astype(out)
+
+
+# --------------------------------------------------------------------------
+# Grey morphology
+# --------------------------------------------------------------------------
+
+def _reversed(value: Any) -> Any:
+    if value is None:
+        return None
+    value = jnp.asarray(value) if isinstance(value, jax.Array) \
+        else np.asarray(value)
+    return value[(slice(None, None, -1),) * value.ndim]
+
+
+def _grey(input: Array, size: Any, footprint: Any, structure: Any,
+          output: Any, mode: Any, cval: Any, origin: Any, axes: Any,
+          minimum: bool, raw: bool = False, as_bool: bool = False) -> Array:
+    """Grey erosion or dilation.  With a structure, boolean results are the
+    bytes SciPy's C code stores (``raw``: uint8, not 0/1), which the second
+    pass of an opening or a top-hat reads back (``as_bool``)."""
+    if size is None and footprint is None and structure is None:
+        raise ValueError("size, footprint, or structure must be specified")
+    if not minimum:
+        structure = _reversed(structure)
+        footprint = _reversed(footprint)
+        rank = len(check_axes(axes, input.ndim))
+        origin = normalize_sequence(origin, rank, "origin")
+        for ii in range(len(origin)):
+            if footprint is not None:
+                n = footprint.shape[ii]
+            elif structure is not None:
+                n = structure.shape[ii]
+            elif np.isscalar(size):
+                n = size
+            else:
+                n = size[ii]
+            origin[ii] = -origin[ii] - (0 if n & 1 else 1)
+    if structure is None:
+        return _min_or_max_filter(input, size, footprint, None, output,
+                                  mode, cval, origin, minimum, axes)
+    return _structured_shell(input, footprint, structure, output, mode, cval,
+                             origin, axes, minimum, raw, as_bool)
+
+
+def _structured_shell(input: Array, footprint: Any, structure: Any,
+                      output: Any, mode: Any, cval: Any, origin: Any,
+                      axes: Any, minimum: bool, raw: bool, as_bool: bool
+                      ) -> Array:
+    """SciPy's ``_min_or_max_filter`` with a non-flat structure."""
+    structure = jnp.asarray(structure, dtype=_structure_dtype())
+    if footprint is None:
+        footprint = np.ones(structure.shape, bool)
+    else:
+        footprint = np.asarray(footprint, dtype=bool)
+    if jnp.iscomplexobj(input):
+        raise TypeError("Complex type not supported")
+    out = output_dtype(output, np.dtype(bool) if as_bool else input.dtype,
+                       shape=input.shape)
+    axes = check_axes(axes, input.ndim)
+    footprint = expand_footprint(footprint, axes, input.ndim)
+    origins = check_footprint_origins(footprint, origin, axes, input.ndim)
+    if structure.ndim != len(axes):
+        raise RuntimeError("structure array has incorrect shape")
+    if len(axes) != input.ndim:
+        structure = jnp.expand_dims(structure, tuple(
+            ax for ax in range(input.ndim) if ax not in axes))
+    if not isinstance(mode, str) and isinstance(mode, Iterable):
+        raise RuntimeError("A sequence of modes is not supported for "
+                           "non-separable footprints")
+    check_mode(mode)
+    if input.size == 0:
+        return jnp.zeros(input.shape, out)
+    weights = structure[footprint]
+    result = _structured(input, -weights if minimum else weights, cval,
+                         pattern=Pattern.of(footprint), origins=origins,
+                         mode=mode, minimum=minimum,
+                         out_dtype=np.dtype(np.uint8) if out == np.bool_
+                         else out)
+    if out == np.bool_ and not raw:
+        return result != 0
+    return result
+
+
+@partial(jax.jit, static_argnames=("pattern", "origins", "mode", "minimum",
+                                   "out_dtype"))
+def _structured(x: Array, weights: Array, cval: Any, *, pattern: Pattern,
+                origins: tuple[int, ...], mode: str, minimum: bool,
+                out_dtype: np.dtype) -> Array:
+    """Extreme of ``x + weights`` over the footprint, in SciPy's C
+    arithmetic: the first tap in double precision, the others in the input
+    type (integers wrap around, booleans are bytes, float32 rounds)."""
+    footprint = pattern.array
+    work = np.dtype(np.uint8) if x.dtype == np.bool_ else x.dtype
+    compute = weights.dtype
+    x = x.astype(work)
+    padded = pad_for_footprint(_GRID, x, footprint.shape, origins,
+                               (mode,) * x.ndim,
+                               cast_like_c(jnp.asarray(cval), work))
+    taps = [_GRID.crop(tap, x.shape)
+            for tap in footprint_taps(_GRID, padded, footprint)]
+    op = jnp.minimum if minimum else jnp.maximum
+    result = taps[0].astype(compute) + weights[0]
+    for k in range(1, len(taps)):
+        if work == compute:
+            value = taps[k] + weights[k]
+        else:
+            value = (taps[k] + cast_like_c(weights[k], work)).astype(work)
+        result = op(result, value.astype(compute))
+    return cast_like_c(result, out_dtype)
+
+
+def _structure_dtype() -> np.dtype:
+    return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
+
+
+def _grey_reach(arguments: Mapping[str, Any], ndim: int, dilation: bool
+                ) -> list[int]:
+    axes = check_axes(arguments.get("axes"), ndim)
+    for name in ("footprint", "structure"):
+        if arguments.get(name) is not None:
+            shape = list(np.shape(arguments[name]))
+            break
+    else:
+        shape = normalize_sequence(arguments.get("size"), len(axes), "size")
+    origins = normalize_sequence(arguments.get("origin", 0), len(axes),
+                                 "origin")
+    depth = [0] * ndim
+    for axis, n, o in zip(axes, shape, origins):
+        n, o = int(n), int(o)
+        if dilation:
+            o = -o - (0 if n & 1 else 1)
+        depth[axis] = window_reach(n, o)
+    return depth
+
+
+def grey_erosion_depth(arguments: Mapping[str, Any], ndim: int
+                       ) -> list[int]:
+    """dask halo of `grey_erosion`."""
+    return _grey_reach(arguments, ndim, False)
+
+
+def grey_dilation_depth(arguments: Mapping[str, Any], ndim: int
+                        ) -> list[int]:
+    """dask halo of `grey_dilation` (reflected window)."""
+    return _grey_reach(arguments, ndim, True)
+
+
+def grey_pair_depth(arguments: Mapping[str, Any], ndim: int) -> list[int]:
+    """dask halo of the functions that combine an erosion and a dilation:
+    the sum of both reaches (enough when one is applied to the other).
+    Blocks at the true edges are extended by the function itself: its
+    second pass extends the first one's result, not the input."""
+    return [a + b for a, b in zip(_grey_reach(arguments, ndim, False),
+                                  _grey_reach(arguments, ndim, True))]
+
+
+grey_pair_depth.extends_edges = False  # type: ignore[attr-defined]
+
+
+@docfiller
+@ndimage_function("input", "footprint", "structure",
+                  depth=grey_erosion_depth)
+def grey_erosion(input: ArrayLike, size: Any = None, footprint: Any = None,
+                 structure: Any = None, output: Any = None,
+                 mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
+                 axes: Any = None) -> Array:
+    """Greyscale erosion: the minimum over a structuring element.
+
+    ``min(input[x + y] - structure[y])`` over the footprint; a flat one
+    is `minimum_filter`.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int or sequence of int, optional
+        Shape of a flat, full structuring element. Optional when
+        `footprint` or `structure` is given.
+    footprint : array_like, optional
+        The samples (non-zero) of a flat structuring element.
+    structure : array_like, optional
+        A non-flat structuring element, subtracted in floating point.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    output : array
+        The eroded image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import grey_erosion
+    >>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
+    >>> grey_erosion(a, size=(2, 2))
+    array([[5, 3, 3],
+           [1, 1, 3],
+           [1, 1, 2]])
+    """
+    input = jnp.asarray(input)
+    return _grey(input, size, footprint, structure, output, mode, cval,
+                 origin, axes, True)
+
+
+@docfiller
+@ndimage_function("input", "footprint", "structure",
+                  depth=grey_dilation_depth)
+def grey_dilation(input: ArrayLike, size: Any = None, footprint: Any = None,
+                  structure: Any = None, output: Any = None,
+                  mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
+                  axes: Any = None) -> Array:
+    """Greyscale dilation: the maximum over the reflected structuring
+    element.
+
+    ``max(input[x - y] + structure[y])`` over the footprint; as in SciPy
+    the origin of an even-sized element is shifted by one, so that
+    dilation and erosion are adjoint.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int or sequence of int, optional
+        Shape of a flat, full structuring element. Optional when
+        `footprint` or `structure` is given.
+    footprint : array_like, optional
+        The samples (non-zero) of a flat structuring element.
+    structure : array_like, optional
+        A non-flat structuring element, added in floating point.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    grey_dilation : array
+        The dilated image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import grey_dilation
+    >>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
+    >>> grey_dilation(a, size=(2, 2))
+    array([[9, 9, 8],
+           [9, 9, 6],
+           [7, 6, 6]])
+    """
+    input = jnp.asarray(input)
+    return _grey(input, size, footprint, structure, output, mode, cval,
+                 origin, axes, False)
+
+
+def _warn_size_ignored(size: Any, footprint: Any) -> None:
+    if size is not None and footprint is not None:
+        warnings.warn("ignoring size because footprint is set", UserWarning,
+                      stacklevel=4)
+
+
+def _numpy_op(op: str, a: Array, b: Array, dtype: np.dtype) -> Array:
+    """``numpy.<op>(a, b, out=<array of dtype>)``: computed in the promoted
+    dtype, stored in ``dtype`` (integers wrap around)."""
+    if op == "subtract" and a.dtype == np.bool_ and b.dtype == np.bool_:
+        raise TypeError(
+            "numpy boolean subtract, the `-` operator, is not supported, "
+            "use the bitwise_xor, the `^` operator, or the logical_xor "
+            "function instead.")
+    common = jax.dtypes.canonicalize_dtype(np.result_type(a.dtype, b.dtype))
+    a, b = a.astype(common), b.astype(common)
+    if op == "add":
+        value = (a | b) if common == np.bool_ else a + b
+    elif op == "xor":
+        value = a ^ b
+    else:
+        value = a - b
+    return cast_like_c(value, dtype)
+
+
+def _array_only(output: Any) -> Any:
+    """SciPy's gradient and Laplace write into an output array, but ignore
+    an output dtype (the result has the input's)."""
+    return output if isinstance(output, OutputArray) else None
+
+
+def _bytes_of_bool(input: Array, structure: Any) -> bool:
+    """Whether a first pass over ``input`` returned boolean bytes."""
+    return structure is not None and input.dtype == np.bool_
+
+
+def _two_sided(input: Array, size: Any, footprint: Any, structure: Any,
+               output: Any, mode: Any, cval: Any, origin: Any, axes: Any,
+               first_minimum: bool) -> Array:
+    """Opening (erosion first) or closing (dilation first)."""
+    _warn_size_ignored(size, footprint)
+    first = _grey(input, size, footprint, structure, None, mode, cval,
+                  origin, axes, first_minimum, raw=True)
+    return _grey(first, size, footprint, structure, output, mode, cval,
+                 origin, axes, not first_minimum,
+                 as_bool=_bytes_of_bool(input, structure))
+
+
+@docfiller
+@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
+def grey_opening(input: ArrayLike, size: Any = None, footprint: Any = None,
+                 structure: Any = None, output: Any = None,
+                 mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
+                 axes: Any = None) -> Array:
+    """Greyscale opening: the dilation of the erosion.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int or sequence of int, optional
+        Shape of a flat, full structuring element. Optional when
+        `footprint` or `structure` is given.
+    footprint : array_like, optional
+        The samples (non-zero) of a flat structuring element.
+    structure : array_like, optional
+        A non-flat structuring element.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    grey_opening : array
+        The opened image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import grey_opening
+    >>> grey_opening(np.array([1, 5, 1, 1, 6, 7, 6]), size=3)
+    array([1, 1, 1, 1, 6, 6, 6])
+    """
+    input = jnp.asarray(input)
+    return _two_sided(input, size, footprint, structure, output, mode, cval,
+                      origin, axes, True)
+
+
+@docfiller
+@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
+def grey_closing(input: ArrayLike, size: Any = None, footprint: Any = None,
+                 structure: Any = None, output: Any = None,
+                 mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
+                 axes: Any = None) -> Array:
+    """Greyscale closing: the erosion of the dilation.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int or sequence of int, optional
+        Shape of a flat, full structuring element. Optional when
+        `footprint` or `structure` is given.
+    footprint : array_like, optional
+        The samples (non-zero) of a flat structuring element.
+    structure : array_like, optional
+        A non-flat structuring element.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    grey_closing : array
+        The closed image.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import grey_closing
+    >>> grey_closing(np.array([6, 1, 6, 6, 1, 0, 1]), size=3)
+    array([6, 6, 6, 6, 1, 1, 1])
+    """
+    input = jnp.asarray(input)
+    return _two_sided(input, size, footprint, structure, output, mode, cval,
+                      origin, axes, False)
+
+
+@docfiller
+@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
+def morphological_gradient(input: ArrayLike, size: Any = None,
+                           footprint: Any = None, structure: Any = None,
+                           output: Any = None, mode: str = "reflect",
+                           cval: Any = 0.0, origin: Any = 0, *,
+                           axes: Any = None) -> Array:
+    """Morphological gradient: dilation minus erosion.
+
+    Computed in the input's dtype (``uint8`` wraps around), or in that of
+    an `output` array; as in SciPy, an `output` dtype is ignored.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int or sequence of int, optional
+        Shape of a flat, full structuring element. Optional when
+        `footprint` or `structure` is given.
+    footprint : array_like, optional
+        The samples (non-zero) of a flat structuring element.
+    structure : array_like, optional
+        A non-flat structuring element.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    morphological_gradient : array
+        The gradient.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import morphological_gradient
+    >>> morphological_gradient(np.array([0, 0, 3, 3, 3, 0]), size=3)
+    array([0, 3, 3, 0, 3, 3])
+    """
+    input = jnp.asarray(input)
+    dilated = _grey(input, size, footprint, structure, None, mode, cval,
+                    origin, axes, False)
+    eroded = _grey(input, size, footprint, structure, _array_only(output),
+                   mode, cval, origin, axes, True)
+    return _numpy_op("subtract", dilated, eroded, eroded.dtype)
+
+
+@docfiller
+@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
+def morphological_laplace(input: ArrayLike, size: Any = None,
+                          footprint: Any = None, structure: Any = None,
+                          output: Any = None, mode: str = "reflect",
+                          cval: Any = 0.0, origin: Any = 0, *,
+                          axes: Any = None) -> Array:
+    """Morphological Laplace: dilation plus erosion minus twice the input.
+
+    Computed step by step in the input's dtype (``uint8`` wraps around) or
+    that of an `output` array; as in SciPy, an `output` dtype is ignored.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int or sequence of int, optional
+        Shape of a flat, full structuring element. Optional when
+        `footprint` or `structure` is given.
+    footprint : array_like, optional
+        The samples (non-zero) of a flat structuring element.
+    structure : array_like, optional
+        A non-flat structuring element.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    morphological_laplace : array
+        The Laplace.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import morphological_laplace
+    >>> morphological_laplace(np.array([0, 0, 3, 3, 3, 0]), size=3)
+    array([ 0,  3, -3,  0, -3,  3])
+    """
+    input = jnp.asarray(input)
+    dilated = _grey(input, size, footprint, structure, None, mode, cval,
+                    origin, axes, False)
+    eroded = _grey(input, size, footprint, structure, _array_only(output),
+                   mode, cval, origin, axes, True)
+    dtype = eroded.dtype
+    result = _numpy_op("add", dilated, eroded, dtype)
+    result = _numpy_op("subtract", result, input, dtype)
+    return _numpy_op("subtract", result, input, dtype)
+
+
+def _tophat(input: Array, size: Any, footprint: Any, structure: Any,
+            output: Any, mode: Any, cval: Any, origin: Any, axes: Any,
+            white: bool) -> Array:
+    _warn_size_ignored(size, footprint)
+    first = _grey(input, size, footprint, structure, None, mode, cval,
+                  origin, axes, white, raw=True)
+    second = _grey(first, size, footprint, structure, output, mode, cval,
+                   origin, axes, not white,
+                   as_bool=_bytes_of_bool(input, structure))
+    if input.dtype == np.bool_ and second.dtype == np.bool_:
+        return input ^ second
+    if white:
+        return _numpy_op("subtract", input, second, second.dtype)
+    return _numpy_op("subtract", second, input, second.dtype)
+
+
+@docfiller
+@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
+def white_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
+                 structure: Any = None, output: Any = None,
+                 mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
+                 axes: Any = None) -> Array:
+    """White top-hat: the input minus its grey opening.
+
+    In the output dtype (``uint8`` wraps around); boolean images use XOR.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int or sequence of int, optional
+        Shape of a flat, full structuring element. Optional when
+        `footprint` or `structure` is given.
+    footprint : array_like, optional
+        The samples (non-zero) of a flat structuring element.
+    structure : array_like, optional
+        A non-flat structuring element.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    output : array
+        The white top-hat.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import white_tophat
+    >>> white_tophat(np.array([2, 2, 7, 2, 2, 3]), size=2)
+    array([0, 0, 5, 0, 0, 1])
+    """
+    input = jnp.asarray(input)
+    return _tophat(input, size, footprint, structure, output, mode, cval,
+                   origin, axes, True)
+
+
+@docfiller
+@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
+def black_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
+                 structure: Any = None, output: Any = None,
+                 mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
+                 axes: Any = None) -> Array:
+    """Black top-hat: the grey closing minus the input.
+
+    In the output dtype (``uint8`` wraps around); boolean images use XOR.
+
+    Parameters
+    ----------
+    %(input)s
+    size : int or sequence of int, optional
+        Shape of a flat, full structuring element. Optional when
+        `footprint` or `structure` is given.
+    footprint : array_like, optional
+        The samples (non-zero) of a flat structuring element.
+    structure : array_like, optional
+        A non-flat structuring element.
+    %(output)s
+    %(mode_multiple)s
+    %(cval)s
+    %(origin_multiple)s
+    %(axes)s
+
+    Returns
+    -------
+    black_tophat : array
+        The black top-hat.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import black_tophat
+    >>> black_tophat(np.array([7, 7, 2, 7, 7, 6]), size=2)
+    array([0, 0, 5, 0, 0, 0])
+    """
+    input = jnp.asarray(input)
+    return _tophat(input, size, footprint, structure, output, mode, cval,
+                   origin, axes, False)

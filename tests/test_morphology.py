@@ -1,0 +1,263 @@
+"""Binary and grey morphology: behaviour, errors, JAX transforms, dask."""
+
+import dask.array as da
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+from jax.test_util import check_grads
+
+import jaxndimage as jnd
+
+RNG = np.random.default_rng(7)
+#: One image shape for most tests, so that few programs compile.
+BLOBS = ndi.gaussian_filter(RNG.random((40, 36)), 2) > 0.5
+CROSS = ndi.generate_binary_structure(2, 1)
+SQUARE = np.ones((3, 3), bool)
+SKEWED = np.array([[1, 1, 0], [0, 1, 0], [0, 1, 1]], bool)
+
+
+def _equal(ours, theirs):
+    ours = np.asarray(ours)
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_array_equal(ours, theirs)
+
+
+# --------------------------------------------------------------------------
+# Propagation to convergence (the run-filling rounds) against SciPy
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("structure", [None, SQUARE, SKEWED])
+def test_fill_holes_matches_scipy(structure):
+    data = BLOBS.copy()
+    _equal(jnd.binary_fill_holes(data, structure),
+           ndi.binary_fill_holes(BLOBS, structure))
+    _equal(data, BLOBS)  # the input is not modified
+
+
+@pytest.mark.parametrize("structure, origin", [(None, 0), (SKEWED, (0, 1)),
+                                               (np.ones((2, 3)), 0)])
+@pytest.mark.parametrize("border_value", [0, 1])
+def test_propagation_matches_scipy(structure, origin, border_value):
+    seeds = np.zeros_like(BLOBS)
+    seeds[5, 5] = seeds[30, 20] = True
+    mask = ~ndi.binary_erosion(BLOBS)
+    _equal(jnd.binary_propagation(seeds, structure, mask,
+                                  border_value=border_value, origin=origin),
+           ndi.binary_propagation(seeds, structure, mask,
+                                  border_value=border_value, origin=origin))
+
+
+def test_erosion_to_convergence_with_mask_matches_scipy():
+    mask = RNG.random(BLOBS.shape) > 0.3
+    for iterations in (0, -1):
+        _equal(jnd.binary_erosion(BLOBS, SQUARE, iterations, mask,
+                                  border_value=1),
+               ndi.binary_erosion(BLOBS, SQUARE, iterations, mask,
+                                  border_value=1))
+
+
+def test_structure_without_centre_iterates_like_scipy():
+    # Without its centre the step does not only shrink or grow: plain
+    # iterations (no run filling), as SciPy.
+    ring = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], bool)
+    for iterations in (1, 2, 5):
+        _equal(jnd.binary_dilation(BLOBS, ring, iterations),
+               ndi.binary_dilation(BLOBS, ring, iterations))
+    shift = np.array([1, 1, 0], bool)
+    line = RNG.random(30) > 0.4
+    _equal(jnd.binary_erosion(line, shift, -1, border_value=1),
+           ndi.binary_erosion(line, shift, -1, border_value=1))
+
+
+def test_fixed_iterations_with_mask_and_origin_match_scipy():
+    mask = RNG.random(BLOBS.shape) > 0.2
+    for name in ("binary_erosion", "binary_dilation", "binary_opening",
+                 "binary_closing"):
+        ours = getattr(jnd, name)(BLOBS, SKEWED, iterations=3, mask=mask,
+                                  origin=(1, -1), border_value=1)
+        theirs = getattr(ndi, name)(BLOBS, SKEWED, iterations=3, mask=mask,
+                                    origin=(1, -1), border_value=1)
+        _equal(ours, theirs)
+
+
+# --------------------------------------------------------------------------
+# Outputs and dtypes
+# --------------------------------------------------------------------------
+
+def test_binary_output_dtype_is_bool_unless_an_array_is_given():
+    image = BLOBS.astype(np.float32)
+    assert jnd.binary_erosion(image, output=np.float32).dtype == np.bool_
+    out = np.zeros(image.shape, np.int16)
+    assert jnd.binary_dilation(image, output=out) is out
+    _equal(out, ndi.binary_dilation(image).astype(np.int16))
+
+
+def test_output_may_be_the_input():
+    data = BLOBS.copy()
+    expected = ndi.binary_closing(data, iterations=2)
+    jnd.binary_closing(data, iterations=2, output=data)
+    _equal(data, expected)
+    grey = (RNG.random(BLOBS.shape) * 255).astype(np.uint8)
+    expected = ndi.grey_dilation(grey, size=3)
+    jnd.grey_dilation(grey, size=3, output=grey)
+    _equal(grey, expected)
+
+
+@pytest.mark.parametrize("name", ["morphological_gradient",
+                                  "morphological_laplace", "white_tophat",
+                                  "black_tophat"])
+def test_uint8_arithmetic_wraps_like_scipy(name):
+    image = (RNG.random(BLOBS.shape) * 255).astype(np.uint8)
+    for kwargs in ({"size": 3}, {"structure": np.full((3, 3), 2)},
+                   {"size": 3, "output": np.int16}):
+        _equal(getattr(jnd, name)(image, **kwargs),
+               getattr(ndi, name)(image, **kwargs))
+
+
+def test_bool_gradient_is_a_type_error_like_numpy():
+    with pytest.raises(TypeError, match="boolean subtract"):
+        jnd.morphological_gradient(BLOBS, size=3)
+
+
+def test_empty_and_zero_dimensional_inputs():
+    empty = np.zeros((0, 4), bool)
+    _equal(jnd.binary_erosion(empty), ndi.binary_erosion(empty))
+    _equal(jnd.binary_fill_holes(empty), ndi.binary_fill_holes(empty))
+    _equal(jnd.binary_dilation(np.array(1)), ndi.binary_dilation(np.array(1)))
+
+
+def test_structures():
+    for rank in range(4):
+        for connectivity in range(-1, 4):
+            _equal(jnd.generate_binary_structure(rank, connectivity),
+                   ndi.generate_binary_structure(rank, connectivity))
+    for iterations in (1, 2, 3):
+        _equal(jnd.iterate_structure(SKEWED, iterations),
+               ndi.iterate_structure(SKEWED, iterations))
+    even = np.array([[1, 1], [0, 1]])
+    ours, origin = jnd.iterate_structure(even, 3, origin=(0, -1))
+    theirs, their_origin = ndi.iterate_structure(even, 3, origin=(0, -1))
+    _equal(ours, theirs)
+    assert origin == their_origin
+
+
+# --------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"iterations": 1.5}, TypeError, "iterations"),
+    ({"mask": np.ones((3, 3))}, RuntimeError, "mask"),
+    ({"structure": np.ones(3)}, RuntimeError, "structure"),
+    ({"structure": np.ones((0, 3))}, RuntimeError, "structure"),
+    ({"origin": (0, 2)}, ValueError, "origin"),
+    ({"origin": (0, 0, 0)}, RuntimeError, "sequence"),
+    ({"output": np.zeros((40, 36), complex)}, TypeError, "Complex"),
+    ({"output": np.zeros((4, 4), bool)}, RuntimeError, "output"),
+])
+def test_binary_errors(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        jnd.binary_erosion(BLOBS, **kwargs)
+    if "origin" not in kwargs or len(kwargs["origin"]) != 2:
+        # (SciPy indexes the structure with a bad origin: IndexError, or a
+        # crash for negative ones; jaxndimage raises ValueError.)
+        with pytest.raises(error):
+            ndi.binary_erosion(BLOBS, **kwargs)
+
+
+def test_grey_errors():
+    with pytest.raises(ValueError, match="size, footprint, or structure"):
+        jnd.grey_erosion(BLOBS)
+    with pytest.raises(RuntimeError, match="ndim"):
+        jnd.grey_erosion(BLOBS, structure=np.ones(3))
+    with pytest.raises(TypeError, match="immutable"):
+        jnd.binary_erosion(jnp.asarray(BLOBS), output=jnp.zeros(BLOBS.shape))
+
+
+# --------------------------------------------------------------------------
+# JAX: jit, vmap, grad
+# --------------------------------------------------------------------------
+
+def test_binary_under_jit_and_vmap():
+    image = jnp.asarray(BLOBS)
+
+    @jax.jit
+    def pipeline(x):
+        return (jnd.binary_erosion(x, SQUARE, iterations=2),
+                jnd.binary_fill_holes(x),
+                jnd.binary_dilation(x, mask=~x, iterations=-1))
+
+    eroded, filled, grown = pipeline(image)
+    assert isinstance(filled, jax.Array)
+    _equal(eroded, ndi.binary_erosion(BLOBS, SQUARE, iterations=2))
+    _equal(filled, ndi.binary_fill_holes(BLOBS))
+    _equal(grown, ndi.binary_dilation(BLOBS, mask=~BLOBS, iterations=-1))
+
+    stack = jnp.stack([image, ~image, image[::-1]])
+    filled = jax.vmap(jnd.binary_fill_holes)(stack)
+    for k in range(3):
+        _equal(filled[k], ndi.binary_fill_holes(np.asarray(stack[k])))
+
+
+def test_grey_under_jit_and_grad():
+    values = np.random.default_rng(3).permutation(40 * 36).reshape(40, 36)
+    values = values / 100.0
+    # Weights below the spacing of the values: no ties.
+    weights = np.array([[0.0, 0.001, 0.0], [0.002, 0.0, 0.003],
+                        [0.0, 0.004, 0.0]])
+    jitted = jax.jit(lambda v: jnd.grey_closing(v, structure=weights))
+    np.testing.assert_allclose(
+        jitted(jnp.asarray(values, jnp.float32)),
+        ndi.grey_closing(values.astype(np.float32), structure=weights),
+        rtol=1e-6)
+    # Distinct values: no ties within a window, so min and max are
+    # differentiable (an opening has ties by construction).
+    with jax.enable_x64(True):
+        x = jnp.asarray(values)
+        for f in (lambda v: jnd.grey_dilation(v, size=3).sum(),
+                  lambda v: jnd.grey_erosion(v, structure=weights).sum(),
+                  lambda v: jnd.morphological_gradient(
+                      v, footprint=CROSS).sum()):
+            check_grads(f, (x,), order=1, modes=["rev"], eps=1e-4)
+
+
+# --------------------------------------------------------------------------
+# dask
+# --------------------------------------------------------------------------
+
+def test_dask_matches_the_single_array_result():
+    x = da.from_array(BLOBS, chunks=(20, 18))
+    grey = (RNG.random(BLOBS.shape) * 100).astype(np.int16)
+    g = da.from_array(grey, chunks=(20, 18))
+    mask = RNG.random(BLOBS.shape) > 0.2
+    calls = [
+        (jnd.binary_erosion, x, BLOBS, {"structure": SKEWED, "iterations": 3,
+                                        "origin": (1, 0)}),
+        (jnd.binary_dilation, x, BLOBS, {"structure": np.ones((2, 4)),
+                                         "iterations": 2, "border_value": 1}),
+        (jnd.binary_hit_or_miss, x, BLOBS, {"structure1": SKEWED}),
+        (jnd.binary_erosion, x, BLOBS, {"iterations": -1}),
+        (jnd.binary_dilation, x, BLOBS, {"mask": mask, "iterations": 4}),
+        (jnd.binary_fill_holes, x, BLOBS, {}),
+        (jnd.grey_dilation, g, grey, {"size": (2, 5), "mode": "wrap"}),
+        (jnd.black_tophat, g, grey, {"footprint": SKEWED, "origin": 1}),
+        (jnd.grey_opening, g, grey, {"size": (2, 3), "mode": "mirror"}),
+    ]
+    for f, lazy, whole, kwargs in calls:
+        result = f(lazy, **kwargs)
+        assert isinstance(result, da.Array), f.__name__
+        _equal(result.compute(), getattr(ndi, f.__name__)(whole, **kwargs))
+
+
+def test_float16_is_refused_like_scipy_except_by_jax():
+    half = BLOBS.astype(np.float16)
+    for name in ("binary_erosion", "binary_hit_or_miss"):
+        with pytest.raises(RuntimeError):
+            getattr(ndi, name)(half)
+        with pytest.raises(RuntimeError, match="float16"):
+            getattr(jnd, name)(half)
+    _equal(jnd.binary_fill_holes(half), ndi.binary_fill_holes(half))
+    _equal(np.asarray(jnd.binary_erosion(jnp.asarray(half))),
+           ndi.binary_erosion(BLOBS))
