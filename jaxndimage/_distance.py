@@ -80,6 +80,7 @@ from jax import lax
 
 from jaxndimage import _distributed
 from jaxndimage._dispatch import ndimage_function
+from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._support import normalize_sequence
 
 __all__ = [
@@ -595,9 +596,9 @@ def _structure_offsets(metric: Any, ndim: int) -> tuple[tuple[int, ...], ...]:
     structure's first half, in structure order."""
     if isinstance(metric, str):
         if metric in ("taxicab", "cityblock", "manhattan"):
-            structure = _binary_structure(ndim, 1)
+            structure = generate_binary_structure(ndim, 1)
         elif metric == "chessboard":
-            structure = _binary_structure(ndim, ndim)
+            structure = generate_binary_structure(ndim, ndim)
         else:
             raise ValueError("invalid metric provided")
     else:
@@ -620,14 +621,6 @@ def _structure_offsets(metric: Any, ndim: int) -> tuple[tuple[int, ...], ...]:
     flat = structure.reshape(-1)
     return tuple(tuple(int(i) - 1 for i in np.unravel_index(k, (3,) * ndim))
                  for k in range(flat.size // 2) if flat[k])
-
-
-def _binary_structure(rank: int, connectivity: int) -> np.ndarray:
-    """``generate_binary_structure`` (private copy for the chamfer metrics)."""
-    if rank < 1:
-        return np.array(True)
-    grid = np.fabs(np.indices((3,) * rank) - 1)
-    return np.add.reduce(grid, 0) <= connectivity
 
 
 # --------------------------------------------------------------------------

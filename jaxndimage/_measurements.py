@@ -59,6 +59,7 @@ from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
 from jaxndimage._dispatch import as_numpy, is_jax_array, ndimage_function
 from jaxndimage._docstrings import docfiller
+from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._support import OutputArray, output_dtype
 
 __all__ = [
@@ -501,18 +502,10 @@ def _sums(groups: _Groups) -> tuple[jax.Array, jax.Array]:
 # label
 # --------------------------------------------------------------------------
 
-def _default_structure(rank: int) -> np.ndarray:
-    """``generate_binary_structure(rank, 1)``: the face neighbours."""
-    if rank < 1:
-        return np.array(True)
-    distance = _builtin_sum(np.abs(np.indices((3,) * rank) - 1))
-    return distance <= 1
-
-
 def _check_structure(structure: Any, ndim: int, error: type[Exception],
                      default: bool = True) -> np.ndarray:
     if structure is None:
-        return _default_structure(ndim)
+        return generate_binary_structure(ndim, 1)
     if _is_traced(structure):
         raise TypeError("structure: must be concrete (a numpy or JAX array "
                         "outside jit), as it decides the program")
