@@ -264,7 +264,9 @@ def nonempty(input: jax.Array) -> bool:
 
 def ndimage_function(*array_params: str,
                      reject_float16: bool | Callable[[jax.Array], bool] = True,
-                     depth: DepthRule | None = None) -> Callable[[F], F]:
+                     depth: DepthRule | None = None,
+                     none_for_output_array: bool = False
+                     ) -> Callable[[F], F]:
     """Decorate a JAX implementation into a drop-in ``scipy.ndimage`` function.
 
     Parameters
@@ -286,6 +288,10 @@ def ndimage_function(*array_params: str,
         Without it, ``_distributed.DEPTHS`` is looked up by the function's
         name; a function found in neither computes a dask input whole, when
         called, and returns a dask array of the result.
+    none_for_output_array : bool, optional
+        Return None, not the array, when ``output=`` is an array the result
+        was written into (SciPy's ``binary_fill_holes`` and
+        ``binary_hit_or_miss`` do).
 
     Examples
     --------
@@ -363,7 +369,7 @@ def ndimage_function(*array_params: str,
             request = arguments.get("output") if has_output else None
             if isinstance(request, OutputArray):
                 output[...] = result
-                return output
+                return None if none_for_output_array else output
             if (namespace is None and request is not None
                     and not np.dtype(request).isnative):
                 return result.astype(request)  # SciPy honours byte order

@@ -794,7 +794,7 @@ def binary_closing(input: ArrayLike, structure: Any = None,
 
 @docfiller
 @ndimage_function("input", "structure1", "structure2",
-                  depth=hit_or_miss_depth)
+                  depth=hit_or_miss_depth, none_for_output_array=True)
 def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
                        structure2: Any = None, output: Any = None,
                        origin1: Any = 0, origin2: Any = None, *,
@@ -914,7 +914,8 @@ def binary_propagation(input: ArrayLike, structure: Any = None,
 
 
 @docfiller
-@ndimage_function("input", "structure", reject_float16=False, depth=whole)
+@ndimage_function("input", "structure", reject_float16=False, depth=whole,
+                  none_for_output_array=True)
 def binary_fill_holes(input: ArrayLike, structure: Any = None,
                       output: Any = None, origin: Any = 0, *,
                       axes: Any = None) -> Array:

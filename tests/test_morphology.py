@@ -261,3 +261,14 @@ def test_float16_is_refused_like_scipy_except_by_jax():
     _equal(jnd.binary_fill_holes(half), ndi.binary_fill_holes(half))
     _equal(np.asarray(jnd.binary_erosion(jnp.asarray(half))),
            ndi.binary_erosion(BLOBS))
+
+
+@pytest.mark.parametrize("name", ["binary_fill_holes", "binary_hit_or_miss"])
+def test_output_array_is_filled_and_none_returned_as_scipy(name):
+    image = np.zeros((7, 7), bool)
+    image[1:6, 1:6] = True
+    image[3, 3] = False
+    ours, theirs = np.zeros_like(image), np.zeros_like(image)
+    assert getattr(jnd, name)(image, output=ours) is None
+    assert getattr(ndi, name)(image, output=theirs) is None
+    np.testing.assert_array_equal(ours, theirs)
