@@ -30,7 +30,7 @@ def main(output, sigma):
     background = ndimage.uniform_filter(smooth, size=15, mode="nearest")
     cleaned = ndimage.median_filter(smooth - background, size=3)
     mask = smooth > 0.5
-    labels, count = ndimage.label(mask)  # not in jaxndimage: stays SciPy's
+    labels, count = ndimage.label(mask)
     sizes = ndimage.sum_labels(mask, labels, range(1, count + 1))
     print(f"blobs: {count}")
     print("sizes:", " ".join(str(int(s)) for s in sorted(sizes)))
