@@ -7,6 +7,7 @@ Shapes come from a short list, so that few programs compile.
 """
 
 import numpy as np
+import pytest
 import scipy.ndimage as ndi
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -143,5 +144,10 @@ def test_grey_morphology(data):
         "grey_erosion", "grey_dilation", "grey_opening", "grey_closing",
         "morphological_gradient", "morphological_laplace", "white_tophat",
         "black_tophat"]))
-    _same(getattr(jnd, name)(image, **kwargs),
-          getattr(ndi, name)(image, **kwargs))
+    try:
+        expected = getattr(ndi, name)(image, **kwargs)
+    except ValueError as error:  # an origin outside a reversed footprint
+        with pytest.raises(type(error)):
+            getattr(jnd, name)(image, **kwargs)
+        return
+    _same(getattr(jnd, name)(image, **kwargs), expected)
