@@ -49,6 +49,7 @@ from jax import lax
 
 from jaxndimage._cache import KernelCache
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
+from jaxndimage._support import aligned_empty
 
 __all__ = ["BUCKETS", "ExactGrid", "FlatGrid", "Margins", "bucket_length",
            "concrete_on_cpu", "flat_bucket", "pointwise", "shape_generic"]
@@ -59,13 +60,14 @@ Array = jax.Array
 #: 2048² compile at most eight programs per configuration.  The levels are
 #: closer together where the work is large (a 2048² image with a margin of
 #: 60 samples a side fits the last within 12%); below 152² the work is small
-#: whatever the waste.  Longer canvases double from the last level.
+#: whatever the waste.  Longer canvases grow from the last level by
+#: `_GROWTH`, so that a canvas never exceeds its image by more than a
+#: quarter.
 BUCKETS: tuple[int, ...] = (23104, 81920, 184320, 368640, 737280, 1474560,
                             2949120, 4718592)
 
-#: XLA's CPU client adopts host memory aligned to this many bytes as it is.
-_ALIGNMENT = 64
-
+#: The ratio between consecutive canvas lengths beyond `BUCKETS`.
+_GROWTH = 1.25
 
 def bucket_length(size: int, reach: int = 0) -> int:
     """The canvas length for ``size`` samples read up to ``reach`` positions
@@ -75,7 +77,7 @@ def bucket_length(size: int, reach: int = 0) -> int:
     if length is None:
         length = BUCKETS[-1]
         while length < size or reach_of(length) < reach:
-            length *= 2
+            length = -(-int(length * _GROWTH) // 4096) * 4096
     return length
 
 
@@ -251,14 +253,6 @@ class Margins(NamedTuple):
     steps: int = 1
 
 
-def _aligned_empty(size: int, dtype: np.dtype) -> np.ndarray:
-    """An uninitialised buffer whose data XLA can adopt without a copy."""
-    dtype = np.dtype(dtype)
-    raw = np.empty(size * dtype.itemsize + _ALIGNMENT, np.uint8)
-    start = -raw.ctypes.data % _ALIGNMENT
-    return raw[start:start + size * dtype.itemsize].view(dtype)
-
-
 def build_canvas(x: np.ndarray, margins: Margins
                  ) -> tuple[np.ndarray, int, Geometry, tuple[slice, ...]]:
     """``x`` extended by ``margins`` in a canvas of a bucket length, stored
@@ -275,7 +269,7 @@ def build_canvas(x: np.ndarray, margins: Margins
     length = bucket_length(size, sum(max(a, b) * s for a, b, s in
                                      zip(lo, hi, strides)))
     margin = reach_of(length) * margins.steps
-    stored = _aligned_empty(length + 2 * margin, x.dtype)
+    stored = aligned_empty(length + 2 * margin, x.dtype)
     canvas = stored[margin:margin + length]
     block = canvas[:size].reshape(extents)
     core = tuple(slice(a, a + n) for a, n in zip(lo, x.shape))
@@ -375,7 +369,7 @@ def shape_generic(static_argnames: tuple[str, ...],
 
 def flat_bucket(values: np.ndarray) -> np.ndarray:
     """A 1-D array copied into a zero-padded buffer of a bucket length."""
-    buffer = _aligned_empty(bucket_length(values.size), values.dtype)
+    buffer = aligned_empty(bucket_length(values.size), values.dtype)
     buffer[:values.size] = values
     buffer[values.size:] = 0
     return buffer

@@ -34,7 +34,7 @@ import numpy as np
 
 from jaxndimage import _distributed
 from jaxndimage._distributed import DepthRule
-from jaxndimage._support import OutputArray
+from jaxndimage._support import XLA_ALIGNMENT, OutputArray
 
 __all__ = ["as_caller_array", "as_numpy", "caller_namespace", "from_jax",
            "host_array", "is_jax_array", "ndimage_function", "nonempty",
@@ -65,10 +65,6 @@ def as_numpy(value: Any) -> np.ndarray:
     return np.asarray(value)
 
 
-#: XLA's CPU client adopts host memory aligned to this many bytes as it is.
-_XLA_ALIGNMENT = 64
-
-
 def to_jax(value: Any) -> jax.Array:
     """Move an array-like to JAX; C-contiguous numpy data aligned for XLA is
     not copied.
@@ -80,7 +76,7 @@ def to_jax(value: Any) -> jax.Array:
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
     if (array.flags.c_contiguous and array.size and array.dtype != object
-            and array.ctypes.data % _XLA_ALIGNMENT == 0):
+            and array.ctypes.data % XLA_ALIGNMENT == 0):
         try:
             return jax.dlpack.from_dlpack(array)
         except (TypeError, RuntimeError, BufferError, ValueError):

@@ -165,7 +165,7 @@ def _whole_dask(func):
             return func(input, *args, **kwargs)
         import dask.array as da
 
-        result = func(np.asarray(input.compute()), *args, **kwargs)
+        result = func(_distributed.computed(input), *args, **kwargs)
         return jax.tree.map(lambda a: da.from_array(np.asarray(a)), result)
 
     return functools.wraps(func)(wrapper)

@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices
-from jaxndimage._support import check_axes, normalize_axis, normalize_sequence
+from jaxndimage._support import (aligned_empty, check_axes, normalize_axis,
+                                 normalize_sequence)
 
 __all__ = [
     "DEPTHS",
@@ -394,6 +395,26 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
     return _map_dask(func, signature_bound, name, rule)
 
 
+def computed(x: Any) -> np.ndarray:
+    """A dask array's values as one numpy array.
+
+    Under dask's in-process schedulers the blocks are stored straight into
+    a buffer that JAX adopts without a copy (no concatenated intermediate);
+    a cluster's scheduler computes them where it runs and sends the result.
+    """
+    import dask
+    import dask.array as da
+    import dask.local
+    import dask.threaded
+
+    if dask.base.get_scheduler(collections=[x]) not in (dask.threaded.get,
+                                                        dask.local.get_sync):
+        return np.asarray(x.compute())
+    result = aligned_empty(x.shape, x.dtype)
+    da.store(x, result, lock=False)
+    return result
+
+
 def _map_dask(func: Callable, bound: Any, name: str,
               rule: DepthRule | None) -> Any:
     import dask.array as da
@@ -402,13 +423,13 @@ def _map_dask(func: Callable, bound: Any, name: str,
     public = getattr(func, "__name__", "function")
     for key, value in arguments.items():
         if key != name and is_dask_array(value):
-            arguments[key] = np.asarray(value.compute())
+            arguments[key] = computed(value)
     x = arguments[name]
     depths = None if rule is None else rule(arguments, x.ndim)
     if depths is None:
         # No bounded reach (interpolation, whose output has another shape):
         # computed whole, now, as SciPy does, and handed back as dask.
-        arguments[name] = np.asarray(x.compute())
+        arguments[name] = computed(x)
         return da.from_array(np.asarray(func(*bound.args, **bound.kwargs)))
     ndim = x.ndim
 

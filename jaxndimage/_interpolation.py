@@ -33,7 +33,8 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import KernelCache
-from jaxndimage._canvas import bucket_length, concrete_on_cpu, flat_bucket
+from jaxndimage._canvas import (BUCKETS, bucket_length, concrete_on_cpu,
+                                flat_bucket)
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import host_array, ndimage_function
 from jaxndimage._docstrings import docfiller
@@ -350,9 +351,14 @@ _points_bucketed = KernelCache(jax.jit(_points_flat,
 
 
 def _shape_generic(input: Array, order: int) -> bool:
-    """Whether :func:`_points_kernel` interpolates ``input`` on buckets."""
+    """Whether :func:`_points_kernel` interpolates ``input`` on buckets.
+
+    Arrays longer than the last of `BUCKETS` keep their own shape: copying
+    one into a canvas would take more time and memory than compiling for
+    it, whatever the number of points.
+    """
     return (input.ndim > 0 and min(input.shape) > order + 2
-            and concrete_on_cpu(input))
+            and input.size <= BUCKETS[-1] and concrete_on_cpu(input))
 
 
 def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,

@@ -184,8 +184,8 @@ def _measurement(*array_params: str,
                 return _tree_reduced(impl.__name__, **bound.arguments)
             if lazy:
                 for name in lazy:
-                    bound.arguments[name] = np.asarray(
-                        bound.arguments[name].compute())
+                    bound.arguments[name] = _distributed.computed(
+                        bound.arguments[name])
                 return _to_dask(wrapper(*bound.args, **bound.kwargs))
             result = dispatched(*bound.args, **bound.kwargs)
             return finish(result, bound)
@@ -207,7 +207,7 @@ def _tree_reduced(name: str, input: Any, labels: Any = None,
     import dask.array as da
 
     if _distributed.is_dask_array(index):
-        index = np.asarray(index.compute())
+        index = _distributed.computed(index)
     if labels is not None:
         labels = da.asarray(labels)
         shape = _broadcast_shape(input.shape, labels.shape)
@@ -745,7 +745,7 @@ def _label_dask(input, structure, output):
     if output is None and input.size >= 2 ** 31 - 2:
         dtype = np.dtype(np.intp)
     if input.size == 0 or ndim == 0:
-        labels, count = label(np.asarray(input.compute()), structure, output)
+        labels, count = label(_distributed.computed(input), structure, output)
         return da.from_array(labels), count
 
     def local(block):
@@ -1761,7 +1761,7 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default,
     if _distributed.is_dask_array(input) or _distributed.is_dask_array(
             labels) or _distributed.is_dask_array(index):
         result = labeled_comprehension(
-            *(np.asarray(a.compute()) if _distributed.is_dask_array(a) else a
+            *(_distributed.computed(a) if _distributed.is_dask_array(a) else a
               for a in (input, labels, index)),
             func, out_dtype, default, pass_positions)
         return _to_dask(result)

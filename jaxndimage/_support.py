@@ -16,7 +16,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 __all__ = [
+    "XLA_ALIGNMENT",
     "OutputArray",
+    "aligned_empty",
     "as_int",
     "check_axes",
     "check_origin",
@@ -26,6 +28,21 @@ __all__ = [
     "normalize_sequence",
     "output_dtype",
 ]
+
+
+#: XLA's CPU client adopts host memory aligned to this many bytes as it is.
+XLA_ALIGNMENT = 64
+
+
+def aligned_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An uninitialised C-ordered array whose data XLA can adopt without a
+    copy."""
+    dtype = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + XLA_ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % XLA_ALIGNMENT
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
 
 
 class OutputArray(NamedTuple):
