@@ -27,7 +27,7 @@ from numpy.lib.array_utils import normalize_axis_index
 from numpy.lib.stride_tricks import as_strided
 from numpy.typing import ArrayLike
 
-from jaxndimage._dispatch import ndimage_function
+from jaxndimage._dispatch import is_jax_array, ndimage_function
 
 __all__ = [
     "montage",
@@ -42,10 +42,6 @@ Array = np.ndarray | jax.Array
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _is_jax(x) -> bool:
-    return isinstance(x, jax.Array)
 
 
 def _check_view_input(arr_in) -> None:
@@ -616,7 +612,7 @@ def montage(
     array([[ 0,  1,  4,  5,  8,  9],
            [ 2,  3,  6,  7, 10, 11]])
     """
-    xp = jnp if _is_jax(arr_in) else np
+    xp = jnp if is_jax_array(arr_in) else np
     arr_in = arr_in if xp is jnp else np.asarray(arr_in)
     if channel_axis is None:
         arr_in = arr_in[..., None]

@@ -124,8 +124,8 @@ def _entry_name(jitted: Any, args: tuple, static: dict,
                 lowered: Callable[[], Any]) -> str:
     """The name of a program's entry on disk.
 
-    It digests the JAX installation, the device, ``XLA_FLAGS`` and the
-    types of all arguments, and then what determines the program: the
+    It digests the JAX installation, the device, ``XLA_FLAGS``, the
+    arguments' tree structure and types, and then what determines the program: the
     jaxndimage kernel, its static arguments and jaxndimage's sources where
     those are plain values and readable, else the lowered program text itself (which
     costs a trace, but holds for any static argument, a callable's
@@ -138,6 +138,7 @@ def _entry_name(jitted: Any, args: tuple, static: dict,
     parts = [jax.__version__, jaxlib.__version__, device.platform,
              device.device_kind, str(jax.device_count()),
              os.environ.get("XLA_FLAGS", ""),
+             str(jax.tree.structure(args)),
              str([jax.typeof(leaf) for leaf in jax.tree.leaves(args)])]
     function = getattr(jitted, "__wrapped__", jitted)
     module = getattr(function, "__module__", None) or ""

@@ -18,8 +18,9 @@ dask
     from the neighbour and the values the function computed from its mode are
     trimmed away.  ``wrap`` axes get their halo from the far end of the array
     (dask's ``periodic`` boundary).  Blocks shorter than ``depth + 1`` are
-    merged with their neighbours first; nothing is padded or copied besides
-    the halos.
+    merged with their neighbours first.  A block at a true edge is extended
+    there by the mode (a copy, ``np.take``) and its result cut back, so that
+    edge blocks have the shape of the others.
 
 JAX sharding
     Under automatic sharding XLA partitions the kernels' slices, pads and
@@ -39,8 +40,14 @@ from typing import Any
 import numpy as np
 
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices
-from jaxndimage._support import (aligned_empty, check_axes, normalize_axis,
-                                 normalize_sequence)
+from jaxndimage._support import (
+    aligned_empty,
+    check_axes,
+    convolution_origin,
+    gaussian_radius,
+    normalize_axis,
+    normalize_sequence,
+)
 
 __all__ = [
     "DEPTHS",
@@ -95,19 +102,11 @@ def _per_axis(values: Sequence, axes: Sequence[int], ndim: int
     return depth
 
 
-def _gaussian_radius(sigma: Any, truncate: float, radius: Any) -> int:
-    if float(sigma) <= 1e-15:
-        return 0
-    if radius is None:
-        return int(truncate * float(sigma) + 0.5)
-    return int(radius)
-
-
 def _gaussian_depth(sigma: Any, truncate: float, radius: Any,
                     axes: Sequence[int], ndim: int) -> list[int | None]:
     sigmas = normalize_sequence(sigma, len(axes), "sigma")
     radii = normalize_sequence(radius, len(axes), "radius")
-    return _per_axis([_gaussian_radius(s, truncate, r)
+    return _per_axis([0 if float(s) <= 1e-15 else gaussian_radius(s, truncate, r)
                       for s, r in zip(sigmas, radii)], axes, ndim)
 
 
@@ -168,11 +167,6 @@ def _window_sizes(arguments: Mapping[str, Any], axes: Sequence[int]
     return normalize_sequence(arguments.get("size", 3), len(axes), "size")
 
 
-def _convolution_origin(origin: int, size: int) -> int:
-    """The correlation origin of a convolution (its window is flipped)."""
-    return -origin - (0 if size % 2 else 1)
-
-
 def convolve_depth(arguments: Mapping[str, Any], ndim: int
                    ) -> list[int | None]:
     """Depth of ``convolve``: ``correlate``'s, with the window flipped."""
@@ -181,7 +175,7 @@ def convolve_depth(arguments: Mapping[str, Any], ndim: int
     origins = normalize_sequence(arguments.get("origin", 0), len(axes),
                                  "origin")
     return _per_axis(
-        [window_reach(int(n), _convolution_origin(int(o), int(n)))
+        [window_reach(int(n), convolution_origin(int(o), int(n)))
          for n, o in zip(sizes, origins)], axes, ndim)
 
 
@@ -213,7 +207,7 @@ def convolve1d_depth(arguments: Mapping[str, Any], ndim: int
                      ) -> list[int | None]:
     """Depth of ``convolve1d``: ``correlate1d``'s, with the window flipped."""
     axis, size = _window1d(arguments, ndim)
-    origin = _convolution_origin(int(arguments.get("origin", 0)), size)
+    origin = convolution_origin(int(arguments.get("origin", 0)), size)
     return _per_axis([window_reach(size, origin)], (axis,), ndim)
 
 

@@ -23,6 +23,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxndimage._dispatch import is_jax_array
+
 __all__ = ["divergence", "value_and_divergence"]
 
 METHODS = ("exact", "hutchinson", "hutch++")
@@ -161,7 +163,7 @@ def value_and_divergence(
     if chunk_size is not None:
         chunk_size = _positive_int(chunk_size, "chunk_size")
 
-    if isinstance(x, jax.Array):
+    if is_jax_array(x):
         batch_axis = _check_batch_axis(batch_axis, x.ndim)
         _check_floating(x.dtype)
         return _value_and_divergence(
@@ -171,6 +173,8 @@ def value_and_divergence(
     x = np.asarray(x)
     batch_axis = _check_batch_axis(batch_axis, x.ndim)
     _check_floating(x.dtype)
+    # Not the ndimage dispatch: the user's ``f`` runs here, and its own
+    # arithmetic keeps float32 float32 only outside an x64 scope.
     scope = jax.enable_x64(True) if x.dtype == np.float64 else contextlib.nullcontext()
     with scope:
         y, div = _value_and_divergence(

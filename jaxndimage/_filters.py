@@ -14,7 +14,6 @@ every pass, as SciPy does; the passes of one call are fused into one program.
 from __future__ import annotations
 
 import functools
-import numbers
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -35,7 +34,9 @@ from jaxndimage._support import (
     as_int,
     check_axes,
     check_origin,
+    convolution_origin,
     expand_to_ndim,
+    gaussian_radius,
     normalize_axis,
     normalize_sequence,
     output_dtype,
@@ -517,11 +518,6 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
         origins=(origin,), symmetries=(_symmetry(weights),), out_dtype=out)
 
 
-def _flip_origin(origin: int, size: int) -> int:
-    """The correlation origin equivalent to a convolution origin."""
-    return -origin - (0 if size & 1 else 1)
-
-
 @docfiller
 @ndimage_function("input", "weights")
 def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
@@ -555,7 +551,7 @@ def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
     if _is_complex(weights):
         weights = weights.conj()
     return correlate1d(input, weights, axis, output, mode, cval,
-                       _flip_origin(as_int(origin, "origin"), weights.shape[0]))
+                       convolution_origin(as_int(origin, "origin"), weights.shape[0]))
 
 
 
@@ -593,7 +589,7 @@ def _correlate_or_convolve(input: Array, weights: Array, output: Any,
     origins = [as_int(o, "origin") for o in origins]
     if convolution:
         weights = weights[(slice(None, None, -1),) * weights.ndim]
-        origins = [_flip_origin(o, n) for o, n in zip(origins, weights.shape)]
+        origins = [convolution_origin(o, n) for o, n in zip(origins, weights.shape)]
     origins = tuple(check_origin(o, n) for o, n in zip(origins, weights.shape))
     out = output_dtype(output, input.dtype, shape=input.shape)
     if not isinstance(mode, str):
@@ -633,8 +629,9 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: Any = None,
 
     Notes
     -----
-    The kernel is applied as one XLA convolution, so `weights` may be traced
-    (and differentiated) too.
+    Kernels of up to 125 taps are applied as shifted multiply-adds, larger
+    ones as one XLA convolution; either way `weights` may be traced (and
+    differentiated) too.
 
     Examples
     --------
@@ -700,18 +697,6 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: Any = None,
 # Gaussian family
 # --------------------------------------------------------------------------
 
-def _gaussian_radius(sigma: Any, truncate: float, radius: Any) -> int:
-    if radius is None:
-        if isinstance(sigma, jax.core.Tracer):
-            raise TypeError("radius: a traced sigma needs an explicit integer "
-                            "radius, since the kernel size must be static")
-        radius = int(truncate * float(sigma) + 0.5)
-    if not isinstance(radius, numbers.Integral) or radius < 0:
-        raise ValueError(f"radius: Radius must be a nonnegative integer, "
-                         f"got {radius!r}.")
-    return int(radius)
-
-
 def _gaussian(input: Array, sigmas: Sequence, orders: Sequence, modes:
               Sequence[str], radii: Sequence, axes: Sequence[int],
               truncate: float, cval: Any, out: np.dtype) -> Array:
@@ -725,7 +710,7 @@ def _gaussian(input: Array, sigmas: Sequence, orders: Sequence, modes:
         if order < 0:
             raise ValueError("order must be non-negative")
         passes.append((axis, sigma, order, check_mode(mode),
-                       _gaussian_radius(sigma, truncate, radius)))
+                       gaussian_radius(sigma, truncate, radius)))
     if not passes:  # SciPy copies the input into the output, whatever dtypes
         if _is_complex(input) and np.dtype(out).kind != "c":
             input = input.real
@@ -785,7 +770,7 @@ def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
     # In SciPy's order: the kernel, then the output, then the axis.
     if not isinstance(sigma, jax.core.Tracer):
         sigma = float(sigma)
-    radius = _gaussian_radius(sigma, truncate, radius)
+    radius = gaussian_radius(sigma, truncate, radius)
     order = as_int(order, "order")
     if order < 0:
         raise ValueError("order must be non-negative")
@@ -1276,14 +1261,6 @@ def _uniform(input: Array, sizes: Sequence[int], origins: Sequence[int],
                               modes=tuple(modes), out_dtype=out)
 
 
-def _check_uniform_origin(size: int, origin: Any) -> int:
-    origin = as_int(origin, "origin")
-    if size // 2 + origin < 0 or size // 2 + origin >= size:
-        raise ValueError(f"origin: invalid origin {origin} for a filter of "
-                         f"size {size}")
-    return origin
-
-
 @docfiller
 @ndimage_function("input")
 def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1,
@@ -1319,7 +1296,7 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1,
         raise RuntimeError(f"size: incorrect filter size {size}")
     out = output_dtype(output, input.dtype, shape=input.shape,
                        complex_output=_is_complex(input))
-    origin = _check_uniform_origin(size, origin)
+    origin = check_origin(origin, size)
     check_mode(mode)
     return _uniform(input, [size], [origin], [mode], [axis], cval, out)
 
@@ -1374,7 +1351,7 @@ def uniform_filter(input: ArrayLike, size: Any = 3, output: Any = None,
     for axis, size, origin, mode in zip(axes, sizes, origins, modes):
         if size > 1:
             size = int(size)
-            passes.append((axis, size, _check_uniform_origin(size, origin),
+            passes.append((axis, size, check_origin(origin, size),
                            check_mode(mode)))
     axes, sizes, origins, modes = zip(*passes) if passes else ((),) * 4
     return _uniform(input, sizes, origins, modes, axes, cval, out)

@@ -197,14 +197,6 @@ def _fourier_shift(x: Array, shifts: Array, *, n: int, axis: int,
     return _multiply(x, factor, dtype, out_dtype)
 
 
-def _compute_dtype(dtype: np.dtype) -> np.dtype:
-    """The real dtype the transfer function is computed in."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        dtype = np.finfo(dtype).dtype
-    return compute_dtype(dtype)
-
-
 def _multiply(x: Array, factor: Array, dtype: np.dtype,
               out_dtype: np.dtype) -> Array:
     if jnp.iscomplexobj(x):
@@ -253,7 +245,7 @@ def _filter(input, parameter, n, axis, output, kind, name):
     if input.size == 0:
         return jnp.zeros(input.shape, out)
     return _fourier_filter(input, parameters, kind=kind, n=int(n), axis=axis,
-                           dtype=_compute_dtype(np.promote_types(input.dtype, out)),
+                           dtype=compute_dtype(np.promote_types(input.dtype, out)),
                            out_dtype=out)
 
 
@@ -430,5 +422,5 @@ def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
     if input.size == 0:
         return jnp.zeros(input.shape, out)
     return _fourier_shift(input, shifts, n=int(n), axis=axis,
-                          dtype=_compute_dtype(np.promote_types(input.dtype, out)),
+                          dtype=compute_dtype(np.promote_types(input.dtype, out)),
                            out_dtype=out)

@@ -1,25 +1,32 @@
 """Filters with a user function as the kernel: generic_filter,
 generic_filter1d and vectorized_filter.
 
-A function that JAX can trace is applied to every window at once: the
-windows are gathered as shifted views of the padded input and the function
-is ``vmap``-ed over them (``vectorized_filter`` hands it the whole window
-view, as SciPy does), inside one jitted program.  Whether a function can be
-traced is decided by tracing it once on an abstract window
-(``jax.eval_shape``); that trace runs the function's Python code once.
+The rule for a user's callable: it is traced once, as the kernel of one
+jitted program that applies it to every window at once (the windows are
+gathered as shifted views of the padded input and the function is
+``vmap``-ed over them; ``vectorized_filter`` hands it the whole window view,
+as SciPy does).  Array-valued extra arguments are traced arguments of that
+program, so new values compile nothing.
 
-Any other callable (one that needs concrete numpy values, mutates its
-argument in place, or is a ``scipy.LowLevelCallable``) runs on the host
-exactly as SciPy runs it: ``generic_filter`` and ``generic_filter1d`` then go
+If that trace fails because the callable needs concrete values -- it raises
+one of `_NEEDS_VALUES`: it calls ``float`` or ``np.asarray`` on its argument,
+branches on a value, indexes with a boolean mask -- the callable runs on the
+host exactly as SciPy runs it: ``generic_filter`` and ``generic_filter1d``
 through SciPy's own per-window C driver, ``vectorized_filter`` through numpy
-window views.  That path is as slow as SciPy, needs concrete input (under
-``jit`` it raises ``TypeError``) and returns an array of the caller's kind.
+window views (or the caller's array type: a torch caller's callable gets
+torch views and is never traced).  So is a ``scipy.LowLevelCallable``.  That
+path is as slow as SciPy and needs concrete input (under ``jit`` it raises
+``TypeError``).  Any other error the callable raises reaches the caller.
+The aborted trace has run the callable's Python code up to the failing
+operation, once.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 import warnings
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -32,6 +39,7 @@ from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import (
     as_caller_array,
     as_numpy,
+    caller_namespace,
     host_array,
     ndimage_function,
     nonempty,
@@ -48,6 +56,7 @@ from jaxndimage._rank import (
 )
 from jaxndimage._support import (
     check_axes,
+    check_origin,
     is_low_level_callable,
     normalize_axis,
     output_dtype,
@@ -59,27 +68,77 @@ Array = jax.Array
 ArrayLike = Any
 
 
+#: What JAX raises when traced code needs concrete values (``float(x)``,
+#: ``np.asarray(x)``, Python branches on values, boolean masks).  A
+#: callable that raises one of these while traced runs as SciPy runs it.
+_NEEDS_VALUES = (jax.errors.ConcretizationTypeError,
+                 jax.errors.TracerArrayConversionError,
+                 jax.errors.TracerIntegerConversionError,
+                 jax.errors.NonConcreteBooleanIndexError)
+
+
+class _Identity:
+    """Compares by identity and keeps its object alive (so that its id is
+    never reused while a compiled program is keyed by it)."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
+
+
 class _Bound:
-    """A user function with its extra arguments: a static jit argument that
-    compares equal for equal (function, arguments) so calls reuse the
-    compiled program; unhashable arguments fall back to identity."""
+    """A user function with the static part of its extra arguments.
 
-    def __init__(self, function, args: tuple, kwargs: dict):
-        self.function, self.args, self.kwargs = function, tuple(args), kwargs
-        try:
-            self._key = (function, self.args, tuple(sorted(kwargs.items())))
-            hash(self._key)
-        except TypeError:
-            self._key = (id(self),)
+    A static jit argument: equal for an equal function and equal static
+    arguments, so calls reuse the compiled program.  Array-valued extra
+    arguments are not part of it: `arrays` lists them, to be passed to the
+    kernel as traced arguments and handed back to :meth:`bind`.  Unhashable
+    non-array arguments are keyed by identity.
+    """
 
-    def __call__(self, *values):
-        return self.function(*values, *self.args, **self.kwargs)
+    def __init__(self, function: Callable, args: tuple, kwargs: dict):
+        leaves, self._tree = jax.tree.flatten((tuple(args), dict(kwargs)))
+        self._is_array = tuple(isinstance(leaf, np.ndarray | jax.Array)
+                               for leaf in leaves)
+        self.arrays = tuple(jnp.asarray(leaf) for leaf, is_array
+                            in zip(leaves, self._is_array) if is_array)
+        static = tuple(None if is_array else leaf
+                       for leaf, is_array in zip(leaves, self._is_array))
+        self._static = tuple(leaf if _hashable(leaf) else _Identity(leaf)
+                             for leaf in static)
+        self.function = function
+        self._key = (function if _hashable(function) else _Identity(function),
+                     self._tree, self._is_array, self._static)
 
-    def __hash__(self):
+    def bind(self, arrays: Sequence[Array]) -> Callable:
+        """``values -> function(*values, *args, **kwargs)`` with ``arrays``
+        in place of the array-valued extra arguments."""
+        given = iter(arrays)
+        leaves = [next(given) if is_array else
+                  (leaf.value if isinstance(leaf, _Identity) else leaf)
+                  for leaf, is_array in zip(self._static, self._is_array)]
+        args, kwargs = jax.tree.unflatten(self._tree, leaves)
+        return lambda *values, **more: self.function(*values, *args,
+                                                     **kwargs, **more)
+
+    def __hash__(self) -> int:
         return hash(self._key)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, _Bound) and self._key == other._key
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _real_float() -> np.dtype:
@@ -87,19 +146,25 @@ def _real_float() -> np.dtype:
     return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
 
 
-def _traceable(function, *shapes: jax.ShapeDtypeStruct):
-    """The abstract result of ``function`` on ``shapes``, or None when JAX
-    cannot trace it."""
-    try:
-        return jax.eval_shape(function, *shapes)
-    except Exception:  # any failure means: run it the way SciPy does
-        return None
+def _scipy_c_loop(name: str, values: np.ndarray, function: Any,
+                  window: tuple, out_dtype: np.dtype, mode: str, cval: Any,
+                  origin: Any, extra_arguments: tuple,
+                  extra_keywords: dict) -> Array:
+    """``function`` run by SciPy's own C loop ``_nd_image.<name>``, once per
+    window: the only private SciPy API jaxndimage calls.
 
+    Nothing else runs a plain Python callable or a ``LowLevelCallable``
+    exactly as SciPy does, and the public function cannot stand in, since
+    ``scipy_backend.patch()`` replaces it with jaxndimage's.
+    ``tests/test_rank.py`` fails loudly if SciPy moves it.
+    """
+    from scipy.ndimage import _nd_image, _ni_support
 
-def _scipy_mode(mode: str) -> int:
-    from scipy.ndimage import _ni_support
-
-    return _ni_support._extend_mode_to_code(mode)
+    result = np.zeros(values.shape, out_dtype)
+    getattr(_nd_image, name)(values, function, *window, result,
+                             _ni_support._extend_mode_to_code(mode), cval,
+                             origin, tuple(extra_arguments), extra_keywords)
+    return jnp.asarray(result)
 
 
 def _check_real(input: Array) -> None:
@@ -117,8 +182,9 @@ def _generic_margins(ndim, *, pattern, origins, mode, **_) -> Margins:
 
 @shape_generic(("function", "pattern", "origins", "mode", "out_dtype"),
                _generic_margins)
-def _generic_kernel(x: Array, cval: Any, *, grid: Any, function: _Bound,
-                    pattern: Pattern, origins: tuple[int, ...], mode: str,
+def _generic_kernel(x: Array, cval: Any, extra: tuple[Array, ...], *,
+                    grid: Any, function: _Bound, pattern: Pattern,
+                    origins: tuple[int, ...], mode: str,
                     out_dtype: np.dtype) -> Array:
     footprint = pattern.array
     dtype = _real_float()
@@ -131,7 +197,11 @@ def _generic_kernel(x: Array, cval: Any, *, grid: Any, function: _Bound,
     windows = (jnp.stack(taps, axis=-1) if taps
                else jnp.zeros(shape + (0,), dtype))
     windows = windows.reshape(-1, windows.shape[-1])
-    values = jax.vmap(function)(windows).reshape(shape)
+    values = jax.vmap(function.bind(extra))(windows)
+    if values.shape != windows.shape[:1]:  # SciPy takes float(result)
+        raise TypeError("only 0-dimensional arrays can be converted to "
+                        "Python scalars")
+    values = values.reshape(shape)
     return cast_like_c(values, out_dtype)
 
 
@@ -153,9 +223,9 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
     ----------
     %(input)s
     function : callable or scipy.LowLevelCallable
-        A JAX-traceable function (``jnp`` code, or numpy calls that dispatch
-        to array methods) is ``vmap``-ed over all windows at once. Any
-        other callable, and a ``LowLevelCallable``, is called once per
+        Traced once and ``vmap``-ed over all windows (``jnp`` code, or
+        numpy calls that dispatch to array methods). One that needs
+        concrete values, and a ``LowLevelCallable``, is called once per
         window on the host, as SciPy does (slow, and not under ``jit``).
     size : int or sequence of int, optional
         Shape of a rectangular window. Ignored, with a warning, when
@@ -177,8 +247,10 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
 
     Notes
     -----
-    Traceability is decided by tracing `function` once on an abstract
-    window; a function with side effects sees that trace as one extra call.
+    `function` is traced once, as the kernel of one jitted program; if the
+    trace fails because it needs concrete values (``float(v)``,
+    ``np.asarray(v)``, a branch on a value), it is called per window as
+    SciPy calls it. Any other error it raises reaches the caller.
 
     Examples
     --------
@@ -209,34 +281,63 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
     if input.size == 0:
         return jnp.zeros(input.shape, out)
 
-    bound = _Bound(function, extra_arguments, extra_keywords)
-    window = jax.ShapeDtypeStruct((int(footprint.sum()),), _real_float())
     if not is_low_level_callable(function):
-        result = _traceable(bound, window)
-        if result is not None and math.prod(result.shape) == 1:
-            return _generic_kernel(input, cval, function=bound,
+        bound = _Bound(function, extra_arguments, extra_keywords)
+        try:
+            return _generic_kernel(input, cval, bound.arrays, function=bound,
                                    pattern=Pattern.of(footprint),
                                    origins=origins, mode=mode, out_dtype=out)
-    from scipy.ndimage import _nd_image
-
-    values = host_array(input, "generic_filter")
-    result = np.zeros(values.shape, out)
-    _nd_image.generic_filter(values, function, np.ascontiguousarray(footprint),
-                             result, _scipy_mode(mode), cval, list(origins),
-                             tuple(extra_arguments), extra_keywords)
-    return jnp.asarray(result)
+        except _NEEDS_VALUES:
+            pass  # the module docstring's rule: run it as SciPy does
+    return _scipy_c_loop("generic_filter", host_array(input, "generic_filter"),
+                         function, (np.ascontiguousarray(footprint),), out,
+                         mode, cval, list(origins), extra_arguments,
+                         extra_keywords)
 
 
 # --------------------------------------------------------------------------
 # generic_filter1d
 # --------------------------------------------------------------------------
 
+def _in_place(op: Callable) -> Callable:
+    def update(self, other):
+        self.value = op(self.value, other).astype(self.value.dtype)
+        return self
+
+    return update
+
+
+def _reading(op: Callable, reflected: bool = False) -> Callable:
+    if reflected:
+        return lambda self, other: op(other, self.value)
+    return lambda self, other: op(self.value, other)
+
+
 class _OutputLine:
     """Stands in for the output line a generic_filter1d callable writes
-    into: item assignment becomes a functional update of ``value``."""
+    into: item assignment and in-place arithmetic become functional updates
+    of ``value``; reads and other arithmetic see ``value``."""
 
     def __init__(self, value: Array):
         self.value = value
+
+    __iadd__ = _in_place(operator.add)
+    __isub__ = _in_place(operator.sub)
+    __imul__ = _in_place(operator.mul)
+    __itruediv__ = _in_place(operator.truediv)
+    __ipow__ = _in_place(operator.pow)
+    __add__, __radd__ = _reading(operator.add), _reading(operator.add, True)
+    __sub__, __rsub__ = _reading(operator.sub), _reading(operator.sub, True)
+    __mul__, __rmul__ = _reading(operator.mul), _reading(operator.mul, True)
+    __truediv__ = _reading(operator.truediv)
+    __rtruediv__ = _reading(operator.truediv, True)
+    __pow__ = _reading(operator.pow)
+
+    def __neg__(self):
+        return -self.value
+
+    def __jax_array__(self):
+        return self.value
 
     def __setitem__(self, index, item):
         self.value = self.value.at[index].set(item)
@@ -258,8 +359,25 @@ class _OutputLine:
     def dtype(self):
         return self.value.dtype
 
+    @property
+    def size(self):
+        return self.value.size
 
-def _line_function(function: _Bound, length: int):
+    @property
+    def ndim(self):
+        return self.value.ndim
+
+    def __getattr__(self, name: str):
+        raise _LineAttributeError(
+            f"generic_filter1d's traced output line has no {name!r}")
+
+
+class _LineAttributeError(AttributeError):
+    """A numpy output-line attribute that the traced stand-in lacks: the
+    callable then runs on numpy lines, as SciPy runs it."""
+
+
+def _line_function(function: Callable, length: int):
     def apply(line: Array) -> Array:
         output = _OutputLine(jnp.zeros((length,), line.dtype))
         function(line, output)
@@ -270,7 +388,8 @@ def _line_function(function: _Bound, length: int):
 
 @partial(jax.jit, static_argnames=("function", "size", "axis", "mode",
                                    "origin", "out_dtype"))
-def _generic1d_kernel(x: Array, cval: Any, *, function: _Bound, size: int,
+def _generic1d_kernel(x: Array, cval: Any, extra: tuple[Array, ...], *,
+                      function: _Bound, size: int,
                       axis: int, mode: str, origin: int,
                       out_dtype: np.dtype) -> Array:
     dtype = _real_float()
@@ -281,7 +400,7 @@ def _generic1d_kernel(x: Array, cval: Any, *, function: _Bound, size: int,
     batch = lines.shape[:-1]
     lines = lines.reshape(-1, lines.shape[-1])
     length = x.shape[axis]
-    values = jax.vmap(_line_function(function, length))(lines)
+    values = jax.vmap(_line_function(function.bind(extra), length))(lines)
     values = jnp.moveaxis(values.reshape(batch + (length,)), -1, axis)
     return cast_like_c(values, out_dtype)
 
@@ -304,10 +423,10 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
     ----------
     %(input)s
     function : callable or scipy.LowLevelCallable
-        When JAX can trace it (item assignment ``output_line[...] = ...``
-        is supported on the stand-in output line), it is ``vmap``-ed over
-        all lines at once. Any other callable, and a ``LowLevelCallable``,
-        is called once per line on the host, as SciPy does.
+        Traced once and ``vmap``-ed over all lines (item assignment
+        ``output_line[...] = ...`` works on the stand-in output line); one
+        that needs concrete values, and a ``LowLevelCallable``, is called
+        once per line on the host, as SciPy does.
     filter_size : int
         Length of the filter window.
     %(axis)s
@@ -341,31 +460,24 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
                            f"{filter_size}")
     axis = normalize_axis(axis, input.ndim)
     filter_size = int(filter_size)
-    if (filter_size // 2 + origin < 0
-            or filter_size // 2 + origin >= filter_size):
-        raise ValueError(f"invalid origin: origin={origin} for a filter of "
-                         f"size {filter_size}")
+    origin = check_origin(origin, filter_size)
     check_mode(mode)
     if input.size == 0:
         return jnp.zeros(input.shape, out)
 
-    bound = _Bound(function, extra_arguments, extra_keywords)
-    length = input.shape[axis]
-    line = jax.ShapeDtypeStruct((length + filter_size - 1,), _real_float())
     if not is_low_level_callable(function):
-        result = _traceable(_line_function(bound, length), line)
-        if result is not None:
-            return _generic1d_kernel(input, cval, function=bound,
-                                     size=filter_size, axis=axis, mode=mode,
-                                     origin=int(origin), out_dtype=out)
-    from scipy.ndimage import _nd_image
-
-    values = host_array(input, "generic_filter1d")
-    result = np.zeros(values.shape, out)
-    _nd_image.generic_filter1d(values, function, filter_size, axis, result,
-                               _scipy_mode(mode), cval, int(origin),
-                               tuple(extra_arguments), extra_keywords)
-    return jnp.asarray(result)
+        bound = _Bound(function, extra_arguments, extra_keywords)
+        try:
+            return _generic1d_kernel(input, cval, bound.arrays,
+                                     function=bound, size=filter_size,
+                                     axis=axis, mode=mode, origin=origin,
+                                     out_dtype=out)
+        except (*_NEEDS_VALUES, _LineAttributeError):
+            pass  # the module docstring's rule: run it as SciPy does
+    return _scipy_c_loop("generic_filter1d",
+                         host_array(input, "generic_filter1d"), function,
+                         (filter_size, axis), out, mode, cval, origin,
+                         extra_arguments, extra_keywords)
 
 
 # --------------------------------------------------------------------------
@@ -439,18 +551,18 @@ def _vectorized_kernel(x: Array, cval: Any, *, function: _Bound,
             x = pad_axis(x, n_batch + k, before, s - 1 - before, mode, cval)
     mask = None if pattern is None else pattern.array
     axis = -1 if mask is not None else tuple(range(-n, 0))
+    apply = function.bind(())
     return _apply_in_batches(x, size, mask, n_batch, rows,
-                             lambda v: function(v, axis=axis), jnp)
+                             lambda v: apply(v, axis=axis), jnp)
 
 
-def _call_once(function, value: Array, **kwargs) -> Array:
-    """``function(value)`` on JAX, or on the caller's array type if the
-    function only takes that."""
-    try:
+def _call_once(function: Callable, value: Array, **kwargs: Any) -> Array:
+    """``function(value, **kwargs)``, once: on the JAX array for numpy and
+    JAX callers, on the caller's array type for the others."""
+    if caller_namespace() is None:
         return jnp.asarray(function(value, **kwargs))
-    except (TypeError, AttributeError, ValueError):
-        host = as_caller_array(host_array(value, "vectorized_filter"))
-        return jnp.asarray(as_numpy(function(host, **kwargs)))
+    host = as_caller_array(host_array(value, "vectorized_filter"))
+    return jnp.asarray(as_numpy(function(host, **kwargs)))
 
 
 def _vectorized_numpy(x: np.ndarray, cval: Any, function, size, mask,
@@ -486,8 +598,9 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
     %(input)s
     function : callable
         A reduction with an ``axis`` keyword, such as ``jnp.mean`` or
-        ``np.std``. When JAX can trace it, the whole filter is one jitted
-        program; otherwise it runs on numpy views, as SciPy does.
+        ``np.std``. For numpy and JAX input it is traced once, as one
+        jitted program; if it needs concrete values it runs on numpy views,
+        as SciPy does. For other array types it gets views of that type.
     size : int or tuple of int, optional
         Window shape, one entry per axis in `axes`.
     footprint : array_like of bool, optional
@@ -615,9 +728,13 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
         cval = jnp.asarray(cval).astype(input.dtype) \
             if not jnp.iscomplexobj(cval) or jnp.iscomplexobj(input) \
             else jnp.asarray(cval)
-        if _traceable(kernel, input, cval) is not None:
-            result = kernel(input, cval)
-        else:
+        result = None
+        if caller_namespace() is None:  # the module docstring's rule
+            try:
+                result = kernel(input, cval)
+            except _NEEDS_VALUES:
+                pass
+        if result is None:
             values = host_array(input, "vectorized_filter")
             result = jnp.asarray(_vectorized_numpy(
                 values, np.asarray(cval), function, size, mask, origin,

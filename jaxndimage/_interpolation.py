@@ -33,8 +33,7 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import KernelCache
-from jaxndimage._canvas import (BUCKETS, bucket_length, concrete_on_cpu,
-                                flat_bucket)
+from jaxndimage._canvas import BUCKETS, bucket_length, concrete_on_cpu, flat_bucket
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import host_array, ndimage_function
 from jaxndimage._docstrings import docfiller
@@ -207,9 +206,9 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
     flattened array, one gather per combination of neighbours along the
     leading axes; along the last axis, when it is longer than the spline
     (every extension but 'wrap'), each gather reads the ``order + 1``
-    neighbours as one contiguous window.  On XLA's CPU backend such 1-D
-    window gathers measured 4-10x faster than point gathers with an index
-    per axis, and than gathers of ``(order + 1)**ndim`` blocks.
+    neighbours as one contiguous window: one read per point where a gather
+    with an index per axis, or of ``(order + 1)**ndim`` blocks, makes many
+    (``benchmarks/bench_interpolation.py``).
     """
     extension = INTERPOLATION[mode].coefficients
     shape = coordinates[0].shape
@@ -302,14 +301,15 @@ def _interpolate_separable(c: Array, coordinates: Sequence[Array],
 
 @partial(jax.jit, static_argnames=("order", "mode"))
 def _filtered(x: Array, cval: Any, *, order: int, mode: str) -> Array:
-    return spline_coefficients(x, order, mode, cval, True)[0]
+    return lax.optimization_barrier(
+        spline_coefficients(x, order, mode, cval, True)[0])
 
 
 def _coefficients(x: Array, cval: Any, order: int, mode: str,
                   prefilter: bool) -> tuple[Array, int]:
-    """:func:`spline_coefficients`, computed by a jitted function of its
-    own: inside the interpolation's XLA program the prefilter would be
-    fused into the gathers and recomputed for every neighbour read."""
+    """:func:`spline_coefficients`, behind an optimization barrier: fused
+    into the gathers, the prefilter would be recomputed for every
+    neighbour read (the barrier holds inside a user's ``jit`` too)."""
     if not prefilter or order < 2:
         return x, 0
     npad = PREPAD if INTERPOLATION[mode].prepad else 0
@@ -406,9 +406,9 @@ def _affine_coordinates(matrix: Array, offset: Array, *,
                         out_shape: tuple[int, ...]) -> Array:
     """``offset + matrix @ o`` for every output point ``o``.
 
-    A jitted function of its own, so that the coordinates are computed
-    once: inside one XLA program the multiply-adds may be recomputed in
-    several fusions, contracted differently in each, and a point's
+    The coordinates pass an optimization barrier, so they are computed
+    once, inside a user's ``jit`` too: recomputed in several fusions, the
+    multiply-adds may be contracted differently in each, and a point's
     neighbour index and its weights must come from the same number.
     """
     dtype = _coordinate_dtype()
@@ -420,7 +420,7 @@ def _affine_coordinates(matrix: Array, offset: Array, *,
         for col, g in enumerate(grid):
             coordinate = coordinate + g * matrix[row, col]
         points.append(coordinate)
-    return jnp.stack(points)
+    return lax.optimization_barrier(jnp.stack(points))
 
 
 class _GridSums(NamedTuple):
@@ -1059,7 +1059,10 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
     if empty is not None:
         return empty
     if is_low_level_callable(mapping):
-        # A C mapping can only be called from SciPy's own C loop.
+        # A C mapping can only be called from SciPy's own C loop, reached
+        # through SciPy's private module: the public function may be
+        # jaxndimage's under scipy_backend.patch().  tests/test_rank.py
+        # fails loudly if SciPy moves it.
         from scipy.ndimage import _interpolation as scipy_interpolation
 
         return jnp.asarray(scipy_interpolation.geometric_transform(

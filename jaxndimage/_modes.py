@@ -106,7 +106,7 @@ def _edge(x: jnp.ndarray, axis: int, indices: np.ndarray,
         shape = list(x.shape)
         shape[axis] = indices.size
         return jnp.full(shape, cval, x.dtype)
-    runs = _runs(indices)
+    runs = _step_runs(indices)
     if len(runs) > _MAX_RUNS:
         return jnp.take(x, jnp.asarray(indices, dtype=jnp.int32), axis=axis)
     parts = []
@@ -125,7 +125,7 @@ def _edge(x: jnp.ndarray, axis: int, indices: np.ndarray,
 _MAX_RUNS = 8
 
 
-def _runs(indices: np.ndarray) -> list[np.ndarray]:
+def _step_runs(indices: np.ndarray) -> list[np.ndarray]:
     """Split ``indices`` into maximal runs that step by +1, -1 or 0.
 
     An edge of a reflecting or wrapping pad is such a run (or a few, when
@@ -134,7 +134,7 @@ def _runs(indices: np.ndarray) -> list[np.ndarray]:
 
     Examples
     --------
-    >>> [r.tolist() for r in _runs(np.array([2, 1, 0, 0, 1, 2, 5, 5, 5]))]
+    >>> [r.tolist() for r in _step_runs(np.array([2, 1, 0, 0, 1, 2, 5, 5, 5]))]
     [[2, 1, 0], [0, 1, 2], [5, 5, 5]]
     """
     runs, first = [], 0

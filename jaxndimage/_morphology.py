@@ -64,6 +64,8 @@ from jaxndimage._support import (
     OutputArray,
     as_int,
     check_axes,
+    check_origin,
+    convolution_origin,
     expand_to_ndim,
     normalize_sequence,
     output_dtype,
@@ -394,7 +396,7 @@ def _reflected(structure: np.ndarray, origin: Sequence[int]
     """SciPy's dilation structure: reflected, with the origin negated and
     shifted by one more along axes of even length."""
     structure = structure[(slice(None, None, -1),) * structure.ndim]
-    origin = [-o - (0 if n & 1 else 1)
+    origin = [convolution_origin(o, n)
               for o, n in zip(origin, structure.shape)]
     return structure, origin
 
@@ -447,7 +449,7 @@ def _binary_erosion(input: Array, structure: Any, iterations: Any,
             raise RuntimeError("mask and input must have equal sizes")
     origins = tuple(expand_to_ndim(origin, axes, ndim, 0)) \
         if len(axes) < ndim else tuple(origin)
-    origins = tuple(_check_origin(o, n)
+    origins = tuple(check_origin(o, n)
                     for o, n in zip(origins, structure.shape))
     out = _binary_output(output, input.shape)
     if input.size == 0:
@@ -463,14 +465,6 @@ def _binary_erosion(input: Array, structure: Any, iterations: Any,
                    border=bool(border_value), out_dtype=out)
 
 
-def _check_origin(origin: Any, size: int) -> int:
-    origin = as_int(origin, "origin")
-    if not 0 <= size // 2 + origin < size:
-        raise ValueError(f"origin: invalid origin {origin} for a structure "
-                         f"of size {size}")
-    return origin
-
-
 def _binary_depth_of(structure: Any, origin: Any, iterations: Any,
                      axes: Sequence[int], ndim: int, dilation: bool
                      ) -> list[int]:
@@ -480,7 +474,7 @@ def _binary_depth_of(structure: Any, origin: Any, iterations: Any,
     for axis, n, o in zip(axes, shape, origins):
         o = int(o)
         if dilation:
-            o = -o - (0 if n & 1 else 1)
+            o = convolution_origin(o, int(n))
         depth[axis] = window_reach(int(n), o) * int(iterations)
     return depth
 
@@ -999,9 +993,9 @@ def _grey(input: Array, size: Any, footprint: Any, structure: Any,
                 n = size
             else:
                 n = size[ii]
-            origin[ii] = -origin[ii] - (0 if n & 1 else 1)
+            origin[ii] = convolution_origin(origin[ii], n)
     if structure is None:
-        return _min_or_max_filter(input, size, footprint, None, output,
+        return _min_or_max_filter(input, size, footprint, output,
                                   mode, cval, origin, minimum, axes)
     return _structured_shell(input, footprint, structure, output, mode, cval,
                              origin, axes, minimum, raw, as_bool)
@@ -1093,7 +1087,7 @@ def _grey_reach(arguments: Mapping[str, Any], ndim: int, dilation: bool
     for axis, n, o in zip(axes, shape, origins):
         n, o = int(n), int(o)
         if dilation:
-            o = -o - (0 if n & 1 else 1)
+            o = convolution_origin(o, n)
         depth[axis] = window_reach(n, o)
     return depth
 

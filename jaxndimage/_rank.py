@@ -39,6 +39,7 @@ from jaxndimage._modes import FILTER_EXTENSION, check_mode
 from jaxndimage._support import (
     as_int,
     check_axes,
+    check_origin,
     expand_to_ndim,
     normalize_axis,
     normalize_sequence,
@@ -138,7 +139,7 @@ def footprint_taps(grid: Any, padded: Any,
             for offset in zip(*np.nonzero(footprint))]
 
 
-def _runs(row: np.ndarray) -> list[tuple[int, int]]:
+def _true_runs(row: np.ndarray) -> list[tuple[int, int]]:
     """(start, length) of each run of True in a 1-D boolean row."""
     edges = np.diff(np.concatenate([[0], row.astype(np.int8), [0]]))
     starts = np.flatnonzero(edges == 1)
@@ -157,7 +158,7 @@ def _footprint_extreme(grid: Any, padded: Any, footprint: np.ndarray,
     sliding = {}
     result = None
     for lead, row in zip(leading, rows):
-        for start, length in _runs(row):
+        for start, length in _true_runs(row):
             if length not in sliding:
                 sliding[length] = sliding_extreme(grid, padded, length, last,
                                                   minimum)
@@ -169,7 +170,7 @@ def _footprint_extreme(grid: Any, padded: Any, footprint: np.ndarray,
 
 def _footprint_extreme_steps(footprint: np.ndarray) -> int:
     lengths = {n for row in footprint.reshape(-1, footprint.shape[-1])
-               for _, n in _runs(row)}
+               for _, n in _true_runs(row)}
     return max(_sliding_steps(n) for n in lengths) + 1
 
 
@@ -206,43 +207,24 @@ def _extreme_separable(x: Array, cval: Any, *, grid: Any,
     return x
 
 
-def _extreme_footprint_margins(ndim, *, pattern, origins, mode, weighted,
-                               **_) -> Margins:
+def _extreme_footprint_margins(ndim, *, pattern, origins, mode, **_
+                               ) -> Margins:
     footprint = pattern.array
-    steps = 1 if weighted else _footprint_extreme_steps(footprint)
-    return footprint_margins(footprint.shape, origins, (mode,) * ndim, steps)
+    return footprint_margins(footprint.shape, origins, (mode,) * ndim,
+                             _footprint_extreme_steps(footprint))
 
 
-@shape_generic(("pattern", "origins", "mode", "minimum", "weighted",
-                "out_dtype"), _extreme_footprint_margins)
-def _extreme_footprint_kernel(x: Array, structure: Array | None, cval: Any,
-                              *, grid: Any, pattern: Pattern,
-                              origins: tuple[int, ...], mode: str,
-                              minimum: bool, weighted: bool,
-                              out_dtype: np.dtype) -> Array:
+@shape_generic(("pattern", "origins", "mode", "minimum", "out_dtype"),
+               _extreme_footprint_margins)
+def _extreme_footprint(x: Array, cval: Any, *, grid: Any, pattern: Pattern,
+                       origins: tuple[int, ...], mode: str, minimum: bool,
+                       out_dtype: np.dtype) -> Array:
+    """Minimum or maximum over ``pattern``."""
     footprint = pattern.array
     padded = pad_for_footprint(grid, x, footprint.shape, origins,
                                (mode,) * footprint.ndim, cval)
-    if not weighted:
-        result = _footprint_extreme(grid, padded, footprint, minimum)
-    else:
-        op = _combine(minimum)
-        weights = structure[footprint]
-        compute = compute_dtype(np.float64)
-        result = None
-        for k, tap in enumerate(footprint_taps(grid, padded, footprint)):
-            value = tap.astype(compute) + weights[k].astype(compute)
-            result = value if result is None else grid.join(op, result, value)
+    result = _footprint_extreme(grid, padded, footprint, minimum)
     return cast_like_c(grid.crop(result, x.shape), out_dtype)
-
-
-def _extreme_footprint(x: Array, structure: Array | None, cval: Any, *,
-                       pattern: Pattern, origins: tuple[int, ...], mode: str,
-                       minimum: bool, out_dtype: np.dtype) -> Array:
-    """Minimum or maximum over ``pattern``, plus ``structure`` if given."""
-    return _extreme_footprint_kernel(
-        x, structure, cval, pattern=pattern, origins=origins, mode=mode,
-        minimum=minimum, weighted=structure is not None, out_dtype=out_dtype)
 
 
 @functools.lru_cache(maxsize=None)
@@ -318,14 +300,6 @@ def _check_real(input: Array) -> None:
         raise TypeError("Complex type not supported")
 
 
-def _check_filter_origin(origin: Any, size: int) -> int:
-    origin = as_int(origin, "origin")
-    if size // 2 + origin < 0 or size // 2 + origin >= size:
-        raise ValueError(f"invalid origin: origin={origin} for a filter of "
-                         f"size {size}")
-    return origin
-
-
 def _extreme_dtype(dtype: np.dtype, cval: Any, modes: Iterable[str]
                    ) -> np.dtype:
     """The dtype a min/max pass over ``dtype`` data computes in: ``dtype``
@@ -387,7 +361,7 @@ def check_footprint_origins(footprint: np.ndarray, origin: Any,
     if len(shape) != ndim:
         raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match "
                            f"len(axes) ({len(axes)})")
-    return tuple(_check_filter_origin(o, n) for o, n in zip(origins, shape))
+    return tuple(check_origin(o, n) for o, n in zip(origins, shape))
 
 
 def _is_mode_sequence(mode: Any) -> bool:
@@ -404,7 +378,7 @@ def _extreme_separable_shell(input: Array, sizes, origins, modes, axes,
     for axis, size, origin, mode in zip(axes, sizes, origins, modes):
         if size > 1:
             size = int(size)
-            passes.append((axis, size, _check_filter_origin(origin, size),
+            passes.append((axis, size, check_origin(origin, size),
                            check_mode(mode)))
     if input.size == 0:
         return jnp.zeros(input.shape, out)
@@ -428,7 +402,7 @@ def _extreme_filter1d(input: ArrayLike, size: Any, axis: int, output: Any,
     if size < 1:
         raise RuntimeError(f"size: incorrect filter size {size}")
     out = output_dtype(output, input.dtype, shape=input.shape)
-    origin = _check_filter_origin(origin, int(size))
+    origin = check_origin(origin, int(size))
     check_mode(mode)
     if input.size == 0:
         return jnp.zeros(input.shape, out)
@@ -439,31 +413,21 @@ def _extreme_filter1d(input: ArrayLike, size: Any, axis: int, output: Any,
 
 
 def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
-                       structure: Any, output: Any, mode: Any, cval: Any,
-                       origin: Any, minimum: bool, axes: Any) -> Array:
+                       output: Any, mode: Any, cval: Any, origin: Any,
+                       minimum: bool, axes: Any) -> Array:
     _warn_size_ignored(size, footprint)
-    if structure is None:
-        if footprint is None:
-            if size is None:
-                raise RuntimeError("no footprint provided")
-            separable = True
-        else:
-            footprint = np.asarray(footprint, dtype=bool)
-            if not footprint.any():
-                raise ValueError("All-zero footprint is not supported.")
-            if footprint.all():
-                size = footprint.shape
-                footprint = None
-                separable = True
-            else:
-                separable = False
+    separable = True
+    if footprint is None:
+        if size is None:
+            raise RuntimeError("no footprint provided")
     else:
-        structure = jnp.asarray(structure)
-        separable = False
-        if footprint is None:
-            footprint = np.ones(structure.shape, bool)
+        footprint = np.asarray(footprint, dtype=bool)
+        if not footprint.any():
+            raise ValueError("All-zero footprint is not supported.")
+        if footprint.all():
+            size, footprint = footprint.shape, None
         else:
-            footprint = np.asarray(footprint, dtype=bool)
+            separable = False
     input = jnp.asarray(input)
     _check_real(input)
     out = output_dtype(output, input.dtype, shape=input.shape)
@@ -477,13 +441,6 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
 
     footprint = expand_footprint(footprint, axes, input.ndim)
     origins = check_footprint_origins(footprint, origin, axes, input.ndim)
-    if structure is not None:
-        if structure.ndim != len(axes):
-            raise RuntimeError("structure array has incorrect shape")
-        if len(axes) != input.ndim:
-            structure = jnp.expand_dims(structure, tuple(
-                ax for ax in range(input.ndim) if ax not in axes))
-        structure = structure.astype(compute_dtype(np.float64))
     if _is_mode_sequence(mode):
         raise RuntimeError("A sequence of modes is not supported for "
                            "non-separable footprints")
@@ -492,9 +449,9 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
         return jnp.zeros(input.shape, out)
     # SciPy casts cval to the input type for non-separable footprints.
     cval = cast_like_c(jnp.asarray(cval), input.dtype)
-    return _extreme_footprint(input, structure, cval,
-                              pattern=Pattern.of(footprint), origins=origins,
-                              mode=mode, minimum=minimum, out_dtype=out)
+    return _extreme_footprint(input, cval, pattern=Pattern.of(footprint),
+                              origins=origins, mode=mode, minimum=minimum,
+                              out_dtype=out)
 
 
 @docfiller
@@ -612,7 +569,7 @@ def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
            [1, 1, 8],
            [1, 7, 2]])
     """
-    return _min_or_max_filter(input, size, footprint, None, output, mode,
+    return _min_or_max_filter(input, size, footprint, output, mode,
                               cval, origin, True, axes)
 
 
@@ -656,7 +613,7 @@ def maximum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
            [5, 9, 9],
            [7, 9, 9]])
     """
-    return _min_or_max_filter(input, size, footprint, None, output, mode,
+    return _min_or_max_filter(input, size, footprint, output, mode,
                               cval, origin, False, axes)
 
 
@@ -697,7 +654,7 @@ def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
     if rank < 0 or rank >= filter_size:
         raise RuntimeError("rank not within filter footprint size")
     if rank == 0 or rank == filter_size - 1:
-        return _min_or_max_filter(input, None, footprint, None, output,
+        return _min_or_max_filter(input, None, footprint, output,
                                   modes, cval, origins, rank == 0, None)
     out = output_dtype(output, input.dtype, shape=input.shape)
     if _is_mode_sequence(modes):

@@ -8,11 +8,13 @@ that ``scipy.ndimage`` raises for the same input.  Messages keep SciPy's wording
 
 from __future__ import annotations
 
+import numbers
 import operator
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
+import jax
 import numpy as np
 
 __all__ = [
@@ -22,6 +24,8 @@ __all__ = [
     "as_int",
     "check_axes",
     "check_origin",
+    "convolution_origin",
+    "gaussian_radius",
     "expand_to_ndim",
     "is_low_level_callable",
     "normalize_axis",
@@ -130,14 +134,34 @@ def as_int(value: Any, name: str) -> int:
 
 
 def check_origin(origin: Any, size: int, name: str = "origin") -> int:
-    """Validate one filter origin for a kernel of ``size`` taps."""
+    """Validate one origin of a window of ``size`` samples: the window's
+    centre, ``size // 2 + origin``, must fall inside it."""
     origin = as_int(origin, name)
-    if origin < -(size // 2) or origin > (size - 1) // 2:
+    if not 0 <= size // 2 + origin < size:
         raise ValueError(
-            f"Invalid {name}; origin must satisfy -(len(weights) // 2) <= "
-            f"origin <= (len(weights)-1) // 2, got {origin} for a kernel of "
-            f"size {size}")
+            f"{name}: invalid origin {origin} for a window of size {size}; "
+            f"it must satisfy -(size // 2) <= origin <= (size - 1) // 2")
     return origin
+
+
+def convolution_origin(origin: int, size: int) -> int:
+    """The correlation origin of a convolution: its window is flipped, so
+    an even window's centre moves by one."""
+    return -origin - (0 if size % 2 else 1)
+
+
+def gaussian_radius(sigma: Any, truncate: float, radius: Any) -> int:
+    """A Gaussian kernel's radius: `radius` if given, else SciPy's
+    ``int(truncate * sigma + 0.5)``."""
+    if radius is None:
+        if isinstance(sigma, jax.core.Tracer):
+            raise TypeError("radius: a traced sigma needs an explicit integer "
+                            "radius, since the kernel size must be static")
+        radius = int(truncate * float(sigma) + 0.5)
+    if not isinstance(radius, numbers.Integral) or radius < 0:
+        raise ValueError(f"radius: Radius must be a nonnegative integer, "
+                         f"got {radius!r}.")
+    return int(radius)
 
 
 def output_dtype(output: Any, input_dtype: np.dtype, *,

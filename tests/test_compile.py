@@ -109,6 +109,18 @@ def test_entries_are_keyed_by_the_program_not_its_name(cache_dir):
     assert len(list(cache_dir.iterdir())) == 2
 
 
+def test_entries_are_keyed_by_the_argument_structure(cache_dir):
+    # An empty tuple adds nothing to the program text, but the executable
+    # checks the structure of what it is called with.
+    namespace: dict = {}
+    exec("def f(a, *rest):\n    return a + 1", namespace)
+    np.testing.assert_array_equal(_kernel(namespace["f"])(jnp.zeros(2)),
+                                  [1, 1])
+    np.testing.assert_array_equal(
+        _kernel(namespace["f"])(jnp.zeros(2), ()), [1, 1])
+    assert len(list(cache_dir.iterdir())) == 2
+
+
 def test_the_directory_is_kept_below_its_size(cache_dir, monkeypatch):
     monkeypatch.setenv("JAXNDIMAGE_CACHE_MAX_MB", "0.000001")
     for k in range(3):

@@ -126,7 +126,7 @@ def test_generic_filter_traceable_and_python_callables_agree():
     np.testing.assert_allclose(
         jnd.generic_filter(image, python_only, footprint=footprint,
                            mode="wrap"), expected, rtol=1e-12)
-    # One call per window, plus the one attempt to trace it with JAX.
+    # One call per window, plus the one aborted trace.
     assert len(calls) == image.size + 1
 
 
@@ -192,3 +192,66 @@ def test_vectorized_filter_jax_and_numpy_paths():
     np.testing.assert_allclose(res, ref)
     with pytest.raises(ValueError, match="insufficient"):
         jnd.vectorized_filter(image, np.mean, size=3, batch_memory=8)
+
+
+# The rule for a user's callable (jaxndimage._generic's module docstring):
+# traced once; on a trace that needs concrete values, run as SciPy runs it;
+# any other error reaches the caller.
+
+def test_generic_filter_errors_in_a_traceable_callable_reach_the_caller():
+    def buggy(values):
+        return values.reshape(7, 3).sum()  # a window of 9 has no such shape
+
+    with pytest.raises(TypeError, match="reshape"):
+        jnd.generic_filter(RNG.random((6, 6)), buggy, size=3)
+    with pytest.raises(TypeError, match="0-dimensional"):  # as SciPy
+        jnd.generic_filter(RNG.random((6, 6)), lambda v: v[:2], size=3)
+    with pytest.raises(ZeroDivisionError):
+        jnd.vectorized_filter(RNG.random((6, 6)), lambda v, axis: 1 // 0,
+                              size=3)
+
+
+def test_generic_filter_traces_once_and_array_arguments_are_traced():
+    image = RNG.random((9, 11))
+    traces = []
+
+    def weighted(values, weights, scale):
+        traces.append(1)
+        return (values * weights).sum() * scale
+
+    for seed in range(3):  # new weight values each call, same shapes
+        weights = np.random.default_rng(seed).random(6)
+        ours = jnd.generic_filter(image, weighted, size=(2, 3),
+                                  extra_arguments=(weights, 0.5))
+        np.testing.assert_allclose(
+            ours, ndi.generic_filter(image, weighted, size=(2, 3),
+                                     extra_arguments=(weights, 0.5)),
+            rtol=1e-12)
+    # SciPy's calls appended one per window; jaxndimage's traced once.
+    assert len(traces) == 1 + 3 * image.size
+
+
+def test_generic_filter1d_array_argument_is_traced():
+    traces = []
+
+    def scaled(line, out, factors):
+        traces.append(1)
+        out[...] = line[1:-1] * factors
+
+    for seed in range(2):
+        factors = np.random.default_rng(seed).random(7)
+        ours = jnd.generic_filter1d(np.arange(7.0), scaled, 3,
+                                    extra_arguments=(factors,))
+        np.testing.assert_allclose(ours, np.arange(7.0) * factors)
+    assert len(traces) == 1
+
+
+def test_scipy_private_c_loops_still_exist():
+    # jaxndimage._generic._scipy_c_loop and geometric_transform's
+    # LowLevelCallable path call these; if SciPy moves them, say so here.
+    from scipy.ndimage import _interpolation, _nd_image, _ni_support
+
+    assert callable(_nd_image.generic_filter)
+    assert callable(_nd_image.generic_filter1d)
+    assert _ni_support._extend_mode_to_code("nearest") == 0
+    assert callable(_interpolation.geometric_transform)
