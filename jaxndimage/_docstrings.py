@@ -1,20 +1,31 @@
-"""Parameter descriptions shared by many docstrings.
+"""Docstring texts shared by many functions, and the decorator that fills
+them in.
 
-A docstring writes ``%(name)s`` where a shared description belongs and the
-function is decorated with :func:`docfiller`.
+A docstring line that holds only ``%(name)s`` is replaced by the shared text
+``name``, indented as the placeholder is; a shared text may hold such lines
+itself.  A text is one parameter (``input``), a block of parameters
+(``size_footprint``) or a whole section with its header; the names of
+sections start with the section's (``parameters_...``, ``returns_...``,
+``notes_...``, ``examples_...``).
+
+Where texts differ only in a word or two they take fields: ``%(field)s``
+inside a line is replaced by the keyword argument ``field`` of
+:func:`docfiller`, and ``%(name)s`` by the function's name.
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, overload
 
 __all__ = ["docfiller"]
 
 F = TypeVar("F", bound=Callable)
 
-_PARAMETERS = {
+#: The shared texts, by name.
+SHARED: dict[str, str] = {
     "input": """\
 input : array_like
     Array to filter: numpy, JAX (also inside ``jit``/``vmap``/``grad``) or
@@ -107,18 +118,49 @@ extra_keywords : dict, optional
 }
 
 
-def docfiller(func: F) -> F:
-    """Substitute the shared parameter descriptions into ``func.__doc__``."""
-    doc = textwrap.dedent(func.__doc__ or "")
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+
+
+def _expand(text: str, indent: str = "") -> list[str]:
+    """The lines of ``text`` with every placeholder line replaced by its
+    shared text (recursively), all indented by ``indent``."""
     lines = []
-    for line in doc.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("%(") and stripped.endswith(")s"):
-            indent = line[: len(line) - len(line.lstrip())]
-            text = _PARAMETERS[stripped[2:-2]]
-            lines.extend(indent + part if part else part
-                         for part in text.splitlines())
+    for line in text.splitlines():
+        own_indent = line[: len(line) - len(line.lstrip())]
+        match = _PLACEHOLDER.fullmatch(line.strip())
+        if match and match[1] in SHARED:
+            lines.extend(_expand(SHARED[match[1]], indent + own_indent))
         else:
-            lines.append(line)
-    func.__doc__ = "\n".join(lines)
-    return func
+            lines.append(indent + line if line else line)
+    return lines
+
+
+@overload
+def docfiller(func: F, /) -> F: ...
+
+
+@overload
+def docfiller(**fields: str) -> Callable[[F], F]: ...
+
+
+def docfiller(func: F | None = None, /, **fields: str) -> F | Callable[[F], F]:
+    """Fill the shared texts and the fields into the docstring of ``func``.
+
+    ``@docfiller`` fills shared texts only; ``@docfiller(kind="minimum")``
+    also fills ``%(kind)s``.
+    """
+
+    def fill(func: F) -> F:
+        values = {"name": func.__name__, **fields}
+
+        def field(match: re.Match) -> str:
+            if match[1] not in values:
+                raise KeyError(f"{func.__name__}: no shared docstring text "
+                               f"or field {match[1]!r}")
+            return values[match[1]]
+
+        doc = "\n".join(_expand(textwrap.dedent(func.__doc__ or "")))
+        func.__doc__ = _PLACEHOLDER.sub(field, doc)
+        return func
+
+    return fill if func is None else fill(func)
