@@ -39,8 +39,7 @@ from typing import Any
 import numpy as np
 
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices
-from jaxndimage._support import (aligned_empty, check_axes, normalize_axis,
-                                 normalize_sequence)
+from jaxndimage._support import aligned_empty, check_axes, normalize_axis, normalize_sequence
 
 __all__ = [
     "DEPTHS",

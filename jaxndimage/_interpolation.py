@@ -33,8 +33,7 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import KernelCache
-from jaxndimage._canvas import (BUCKETS, bucket_length, concrete_on_cpu,
-                                flat_bucket)
+from jaxndimage._canvas import BUCKETS, bucket_length, concrete_on_cpu, flat_bucket
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import host_array, ndimage_function
 from jaxndimage._docstrings import docfiller
