@@ -9,15 +9,15 @@ sections start with the section's (``parameters_...``, ``returns_...``,
 ``notes_...``, ``examples_...``).
 
 Where texts differ only in a word or two they take fields: ``%(field)s``
-inside a line is replaced by the keyword argument ``field`` of
-:func:`docfiller`, and ``%(name)s`` by the function's name.
+is replaced by the keyword argument ``field`` of :func:`docfiller`, and
+``%(name)s`` by the function's name.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
-import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TypeVar, overload
 
 __all__ = ["docfiller"]
@@ -121,15 +121,15 @@ extra_keywords : dict, optional
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
-def _expand(text: str, indent: str = "") -> list[str]:
-    """The lines of ``text`` with every placeholder line replaced by its
-    shared text (recursively), all indented by ``indent``."""
+def _expand(text: str, texts: Mapping[str, str], indent: str = "") -> list[str]:
+    """The lines of ``text``, each line that is only a placeholder replaced
+    by its text (recursively), all indented by ``indent``."""
     lines = []
     for line in text.splitlines():
         own_indent = line[: len(line) - len(line.lstrip())]
         match = _PLACEHOLDER.fullmatch(line.strip())
-        if match and match[1] in SHARED:
-            lines.extend(_expand(SHARED[match[1]], indent + own_indent))
+        if match and match[1] in texts:
+            lines.extend(_expand(texts[match[1]], texts, indent + own_indent))
         else:
             lines.append(indent + line if line else line)
     return lines
@@ -147,20 +147,21 @@ def docfiller(func: F | None = None, /, **fields: str) -> F | Callable[[F], F]:
     """Fill the shared texts and the fields into the docstring of ``func``.
 
     ``@docfiller`` fills shared texts only; ``@docfiller(kind="minimum")``
-    also fills ``%(kind)s``.
+    also fills the field ``kind``. A field on a line of its own may span
+    several lines, which are indented as the placeholder is.
     """
 
     def fill(func: F) -> F:
-        values = {"name": func.__name__, **fields}
+        texts = {**SHARED, "name": func.__name__, **fields}
 
-        def field(match: re.Match) -> str:
-            if match[1] not in values:
+        def inline(match: re.Match) -> str:
+            if match[1] not in texts:
                 raise KeyError(f"{func.__name__}: no shared docstring text "
                                f"or field {match[1]!r}")
-            return values[match[1]]
+            return texts[match[1]]
 
-        doc = "\n".join(_expand(textwrap.dedent(func.__doc__ or "")))
-        func.__doc__ = _PLACEHOLDER.sub(field, doc)
+        doc = "\n".join(_expand(inspect.cleandoc(func.__doc__ or ""), texts))
+        func.__doc__ = _PLACEHOLDER.sub(inline, doc)
         return func
 
     return fill if func is None else fill(func)
