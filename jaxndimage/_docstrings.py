@@ -115,6 +115,153 @@ extra_arguments : sequence, optional
     "extra_keywords": """\
 extra_keywords : dict, optional
     Extra keyword arguments passed to the callable.""",
+    "extra_arguments_keywords": "%(extra_arguments)s\n%(extra_keywords)s",
+
+    # -- Filters: blocks of parameters ------------------------------------
+    "options_1d": "%(axis)s\n%(output)s\n%(mode)s\n%(cval)s\n%(origin)s",
+    "output_modes_cval": "%(output)s\n%(mode_multiple)s\n%(cval)s",
+    "cval_origin_axes": "%(cval)s\n%(origin_multiple)s\n%(axes)s",
+    "generic_derivative_options": "%(output_modes_cval)s\n%(extra_arguments_keywords)s\n%(axes)s",
+    "gaussian_derivative_options": """\
+%(output_modes_cval)s
+%(axes)s
+**kwargs
+    Passed on to `gaussian_filter` (``truncate``, ``radius``).""",
+    # The window of minimum_filter and maximum_filter.
+    "extreme_window": """\
+%(size_footprint)s
+%(output)s
+%(mode_multiple)s
+    A sequence of modes needs a rectangular window.
+%(cval_origin_axes)s""",
+    # The window of rank_filter and percentile_filter (field `parameter`).
+    "rank_window": """\
+%(size_footprint)s
+%(output)s
+%(mode_multiple)s
+    A sequence of modes is only accepted when the %(parameter)s makes this
+    a minimum or maximum filter over a rectangular window.
+%(cval_origin_axes)s""",
+
+    # -- Filters: sections ------------------------------------------------
+    "parameters_filter1d": """\
+Parameters
+----------
+%(input)s
+%(size_1d)s
+%(options_1d)s""",
+    "returns_filtered": """\
+Returns
+-------
+result : array
+    Filtered array of the shape of `input`.""",
+
+    # -- Filters: docstrings of pairs of functions -------------------------
+    # correlate1d and convolve1d (fields `verb` and `operation`).
+    "weights1d_doc": """\
+%(verb)s an array with 1-D weights along one axis.
+
+Parameters
+----------
+%(input)s
+weights : array_like
+    1-D sequence of weights.
+%(options_1d)s
+
+Returns
+-------
+result : array
+    The %(operation)s, of the same shape as `input`.""",
+    # correlate and convolve (fields `operation` and `index`, the index of
+    # `input` in the sum).
+    "kernel_doc": """\
+Multidimensional %(operation)s with a kernel of weights.
+
+Parameters
+----------
+%(input)s
+weights : array_like
+    Kernel, with one dimension per filtered axis.
+%(output)s
+%(mode)s
+%(cval_origin_axes)s
+
+Returns
+-------
+result : array
+    ``sum_j input[%(index)s] * weights[j]`` at every ``i``, where ``c`` is
+    the kernel centre shifted by `origin`.""",
+    # minimum_filter1d and maximum_filter1d (fields `title`, "Minimum" or
+    # "Maximum", and `example`, the example's result).
+    "extreme_filter1d_doc": """\
+%(title)s of `size` consecutive samples along one axis.
+
+%(parameters_filter1d)s
+
+%(returns_filtered)s
+
+Notes
+-----
+``ceil(log2(size))`` comparisons per sample, exact for every dtype.
+
+Examples
+--------
+>>> from jaxndimage import %(name)s
+>>> %(name)s([2, 8, 0, 4, 1, 9, 9, 0], size=3)
+array([%(example)s])""",
+    # minimum_filter and maximum_filter up to the end of their first example
+    # (fields `kind`, "minimum" or "maximum", and `example`, the example's
+    # result).
+    "extreme_filter_doc": """\
+Multidimensional %(kind)s filter.
+
+Parameters
+----------
+%(input)s
+%(extreme_window)s
+
+%(returns_filtered)s
+
+Notes
+-----
+Rectangular windows are separable (one 1-D pass per axis, each
+``ceil(log2(size))`` comparisons per sample); other footprints are
+decomposed into runs along the last axis. The result for windows holding
+NaN is not specified (NaN propagates here).
+
+Examples
+--------
+>>> import numpy as np
+>>> from jaxndimage import %(name)s
+>>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
+>>> %(name)s(a, size=2)
+%(example)s""",
+    # sobel and prewitt (fields `title`, the smoothing weights `smoothing`
+    # and `edge`, the example's result).
+    "derivative_and_smoothing_doc": """\
+%(title)s derivative along one axis.
+
+The central difference ``[-1, 0, 1]`` along `axis`, smoothed with
+``[%(smoothing)s]`` along every other axis.
+
+Parameters
+----------
+%(input)s
+%(axis)s
+%(output_modes_cval)s
+
+%(returns_filtered)s
+
+Examples
+--------
+>>> import numpy as np
+>>> from jaxndimage import %(name)s
+>>> image = np.zeros((4, 4)); image[:, 2:] = 1.0
+>>> %(name)s(image, axis=1)
+array([[0., %(edge)s, %(edge)s, 0.],
+       [0., %(edge)s, %(edge)s, 0.],
+       [0., %(edge)s, %(edge)s, 0.],
+       [0., %(edge)s, %(edge)s, 0.]])""",
 }
 
 
