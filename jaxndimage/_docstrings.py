@@ -1,16 +1,17 @@
 """Docstring texts shared by many functions, and the decorator that fills
 them in.
 
-A docstring line that holds only ``%(name)s`` is replaced by the shared text
-``name``, indented as the placeholder is; a shared text may hold such lines
+A docstring line that holds only ``%(text)s`` is replaced by the shared text
+``text``, indented as the placeholder is; a shared text may hold such lines
 itself.  A text is one parameter (``input``), a block of parameters
-(``size_footprint``) or a whole section with its header; the names of
-sections start with the section's (``parameters_...``, ``returns_...``,
-``notes_...``, ``examples_...``).
+(``size_footprint``), a whole section with its header, named after the
+section (``parameters_...``, ``returns_...``, ``notes_...``,
+``examples_...``, ``see_also_...``), or, named ``..._doc``, the docstring of
+a pair of functions from its summary on.
 
-Where texts differ only in a word or two they take fields: ``%(field)s``
-is replaced by the keyword argument ``field`` of :func:`docfiller`, and
-``%(name)s`` by the function's name.
+Texts that differ only in a word or two take fields: ``%(field)s`` is
+replaced by the keyword argument ``field`` of :func:`docfiller` (on a line of
+its own it may span several lines), and ``%(name)s`` by the function's name.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ F = TypeVar("F", bound=Callable)
 
 #: The shared texts, by name.
 SHARED: dict[str, str] = {
+    # -- Parameters of many functions --------------------------------------
     "input": """\
 input : array_like
     Array to filter: numpy, JAX (also inside ``jit``/``vmap``/``grad``) or
@@ -72,6 +74,25 @@ origin : int or sequence of int, optional
 axes : tuple of int or None, optional
     Axes to filter along; None (default) means all. Per-axis sequences given
     for other parameters then have one entry per axis in `axes`.""",
+    "extra_arguments": """\
+extra_arguments : sequence, optional
+    Extra positional arguments passed to the callable.""",
+    "extra_keywords": """\
+extra_keywords : dict, optional
+    Extra keyword arguments passed to the callable.""",
+    "extra_arguments_keywords": "%(extra_arguments)s\n%(extra_keywords)s",
+
+    # -- Cross references --------------------------------------------------
+    "see_also_scipy": """\
+See Also
+--------
+scipy.ndimage.%(name)s : the reference implementation.""",
+    # Fields `inverse` and `forward`: the function that undoes this one,
+    # and the one this one undoes.
+    "see_also_inverse": "See Also\n--------\n%(inverse)s : the inverse.",
+    "see_also_forward": "See Also\n--------\n%(forward)s : the forward operation.",
+
+    # -- Filters: parameters -----------------------------------------------
     "size_1d": """\
 size : int
     Length of the window.""",
@@ -82,42 +103,6 @@ size : int or sequence of int, optional
 footprint : array_like of bool, optional
     The window as a boolean mask over its bounding box; only the True
     samples take part. Either `size` or `footprint` must be given.""",
-    "interpolation": """\
-order : int, optional
-    Order of the spline, 0 to 5. Default is 3.
-mode : str, optional
-    How `input` is extended past its edges: 'constant' (default),
-    'grid-constant', 'nearest', 'reflect', 'grid-mirror', 'mirror',
-    'wrap' or 'grid-wrap', with SciPy's meaning. 'constant' gives `cval`
-    outside ``[0, n - 1]`` and interpolates inside it; 'grid-constant'
-    interpolates everywhere with `cval` past the edges. 'wrap' is
-    SciPy's legacy periodic extension of period ``n - 1``; 'grid-wrap'
-    has period ``n``.
-cval : scalar, optional
-    Value past the edges for the constant modes. Default is 0.0.
-prefilter : bool, optional
-    Whether to compute the spline coefficients of `input` first
-    (`spline_filter`, with the boundary condition of `mode`). Default
-    is True. Without it an ``order > 1`` spline smooths `input`.""",
-    "labels": """\
-labels : array_like, optional
-    Labels of the regions of `input`, of its shape (or broadcastable to
-    it). Without `labels` the whole of `input` is measured.""",
-    "index": """\
-index : int or array_like of int, optional
-    Label, or labels, of the regions to measure: a scalar gives one result,
-    an array one result per element (with SciPy's value for labels that do
-    not occur). Default None: all points where `labels` > 0, as one
-    region. Used only with `labels`.""",
-    "extra_arguments": """\
-extra_arguments : sequence, optional
-    Extra positional arguments passed to the callable.""",
-    "extra_keywords": """\
-extra_keywords : dict, optional
-    Extra keyword arguments passed to the callable.""",
-    "extra_arguments_keywords": "%(extra_arguments)s\n%(extra_keywords)s",
-
-    # -- Filters: blocks of parameters ------------------------------------
     "options_1d": "%(axis)s\n%(output)s\n%(mode)s\n%(cval)s\n%(origin)s",
     "output_modes_cval": "%(output)s\n%(mode_multiple)s\n%(cval)s",
     "cval_origin_axes": "%(cval)s\n%(origin_multiple)s\n%(axes)s",
@@ -143,7 +128,7 @@ extra_keywords : dict, optional
     a minimum or maximum filter over a rectangular window.
 %(cval_origin_axes)s""",
 
-    # -- Filters: sections ------------------------------------------------
+    # -- Filters: sections -------------------------------------------------
     "parameters_filter1d": """\
 Parameters
 ----------
@@ -155,6 +140,13 @@ Returns
 -------
 result : array
     Filtered array of the shape of `input`.""",
+    # The Notes of rank_filter and median_filter.
+    "notes_rank_filter": """\
+Notes
+-----
+Windows of up to 64 samples select with a pruned comparator network
+that XLA fuses into one loop; larger ones sort. The result for windows
+holding NaN is not specified.""",
 
     # -- Filters: docstrings of pairs of functions -------------------------
     # correlate1d and convolve1d (fields `verb` and `operation`).
@@ -262,6 +254,38 @@ array([[0., %(edge)s, %(edge)s, 0.],
        [0., %(edge)s, %(edge)s, 0.],
        [0., %(edge)s, %(edge)s, 0.],
        [0., %(edge)s, %(edge)s, 0.]])""",
+
+    # -- Interpolation and spline prefilters -------------------------------
+    "spline_order": """\
+order : int, optional
+    Order of the spline, 0 to 5. Default is 3.""",
+    "interpolation": """\
+%(spline_order)s
+mode : str, optional
+    How `input` is extended past its edges: 'constant' (default),
+    'grid-constant', 'nearest', 'reflect', 'grid-mirror', 'mirror',
+    'wrap' or 'grid-wrap', with SciPy's meaning. 'constant' gives `cval`
+    outside ``[0, n - 1]`` and interpolates inside it; 'grid-constant'
+    interpolates everywhere with `cval` past the edges. 'wrap' is
+    SciPy's legacy periodic extension of period ``n - 1``; 'grid-wrap'
+    has period ``n``.
+%(cval)s
+prefilter : bool, optional
+    Whether to compute the spline coefficients of `input` first
+    (`spline_filter`, with the boundary condition of `mode`). Default
+    is True. Without it an ``order > 1`` spline smooths `input`.""",
+
+    # -- Measurements ------------------------------------------------------
+    "labels": """\
+labels : array_like, optional
+    Labels of the regions of `input`, of its shape (or broadcastable to
+    it). Without `labels` the whole of `input` is measured.""",
+    "index": """\
+index : int or array_like of int, optional
+    Label, or labels, of the regions to measure: a scalar gives one result,
+    an array one result per element (with SciPy's value for labels that do
+    not occur). Default None: all points where `labels` > 0, as one
+    region. Used only with `labels`.""",
 }
 
 
@@ -294,14 +318,14 @@ def docfiller(func: F | None = None, /, **fields: str) -> F | Callable[[F], F]:
     """Fill the shared texts and the fields into the docstring of ``func``.
 
     ``@docfiller`` fills shared texts only; ``@docfiller(kind="minimum")``
-    also fills the field ``kind``. A field on a line of its own may span
-    several lines, which are indented as the placeholder is.
+    also fills the field ``kind``. An unknown name raises KeyError when the
+    module is imported.
     """
 
     def fill(func: F) -> F:
         texts = {**SHARED, "name": func.__name__, **fields}
 
-        def inline(match: re.Match) -> str:
+        def inline(match: re.Match[str]) -> str:
             if match[1] not in texts:
                 raise KeyError(f"{func.__name__}: no shared docstring text "
                                f"or field {match[1]!r}")

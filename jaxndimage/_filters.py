@@ -462,9 +462,7 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
                 origin: int = 0) -> Array:
     """%(weights1d_doc)s
 
-    See Also
-    --------
-    scipy.ndimage.correlate1d : the reference implementation.
+    %(see_also_scipy)s
 
     Examples
     --------

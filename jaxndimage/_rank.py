@@ -624,10 +624,7 @@ def rank_filter(input: ArrayLike, rank: int, size: Any = None,
 
     %(returns_filtered)s
 
-    Notes
-    -----
-    Windows of up to 64 samples select with a pruned comparator network,
-    larger ones sort. The result for windows holding NaN is not specified.
+    %(notes_rank_filter)s
 
     Examples
     --------
@@ -663,11 +660,7 @@ def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
 
     %(returns_filtered)s
 
-    Notes
-    -----
-    Windows of up to 64 samples select with a pruned comparator network
-    that XLA fuses into one loop; larger ones sort. The result for windows
-    holding NaN is not specified.
+    %(notes_rank_filter)s
 
     Examples
     --------
