@@ -255,6 +255,29 @@ array([[0., %(edge)s, %(edge)s, 0.],
        [0., %(edge)s, %(edge)s, 0.],
        [0., %(edge)s, %(edge)s, 0.]])""",
 
+    # -- Fourier filters ---------------------------------------------------
+    "fourier_input": """\
+input : array_like
+    The transformed array (numpy, JAX or any array-API array).""",
+    "fourier_n_axis": """\
+n : int, optional
+    -1 (default) for a complex transform along every axis; otherwise
+    the length of the original axis `axis` of a real transform.
+axis : int, optional
+    Axis of the real transform. Default is -1.""",
+    # n, axis and output of the filters that may return a real array.
+    "fourier_filter_options": """\
+%(fourier_n_axis)s
+output : array or dtype, optional
+    complex64, complex128, float32 or float64 (an array of one of these,
+    for non-JAX input). Default: the input dtype for complex64,
+    complex128 and float32, otherwise float64.""",
+    "returns_fourier_filtered": """\
+Returns
+-------
+%(name)s : array
+    The filtered transform.""",
+
     # -- Interpolation and spline prefilters -------------------------------
     "spline_order": """\
 order : int, optional
@@ -274,6 +297,23 @@ prefilter : bool, optional
     Whether to compute the spline coefficients of `input` first
     (`spline_filter`, with the boundary condition of `mode`). Default
     is True. Without it an ``order > 1`` spline smooths `input`.""",
+    "returns_transformed": """\
+Returns
+-------
+%(name)s : array
+    The transformed input.""",
+    "spline_output_mode": """\
+output : array or dtype, optional
+    dtype of the result (default float64; float32 when JAX's x64 mode
+    is off), or for non-JAX input an array to write it into.
+mode : str, optional
+    The boundary condition the coefficients are exact for, as in
+    `map_coordinates`. Default is 'mirror'.""",
+    "returns_spline_coefficients": """\
+Returns
+-------
+%(name)s : array
+    The coefficients, of the shape of `input`.""",
 
     # -- Measurements ------------------------------------------------------
     "labels": """\
