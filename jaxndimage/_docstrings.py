@@ -326,6 +326,133 @@ index : int or array_like of int, optional
     an array one result per element (with SciPy's value for labels that do
     not occur). Default None: all points where `labels` > 0, as one
     region. Used only with `labels`.""",
+
+    # -- Binary morphology -------------------------------------------------
+    "binary_input": """\
+input : array_like
+    Binary image (non-zero is True): numpy, JAX (also inside
+    ``jit``/``vmap``) or any array-API array.""",
+    "binary_structure": """\
+structure : array_like, optional
+    Structuring element (non-zero is True); default: connectivity one
+    (`generate_binary_structure` with rank ``len(axes)``).""",
+    "binary_mask": """\
+mask : array_like, optional
+    Only samples where `mask` is True are modified, in every iteration.""",
+    "binary_output": """\
+output : array or dtype, optional
+    An array (non-JAX input) to write the result into; a dtype is
+    ignored, as in SciPy: the result is bool.""",
+    "border_value": """\
+border_value : int, optional
+    Value past the edges (0 or 1). Default is 0.""",
+    "binary_origin": """\
+origin : int or sequence of int, optional
+    Placement of the structure, per axis. Default is 0.""",
+    "binary_brute_force": """\
+brute_force : bool, optional
+    Accepted for compatibility; every iteration runs over the whole
+    array on device, and the result is the same.""",
+    # binary_erosion and binary_dilation (field `operations`, "erosions" or
+    # "dilations").
+    "parameters_binary_erosion": """\
+Parameters
+----------
+%(binary_input)s
+%(binary_structure)s
+iterations : int, optional
+    Number of %(operations)s (default 1); below 1, repeated until nothing
+    changes.
+%(binary_mask)s
+output : array or dtype, optional
+    An array (non-JAX input) to write the result into, which is then
+    returned. As in SciPy, a dtype is ignored: the result is bool.
+%(border_value)s
+%(binary_origin)s
+%(binary_brute_force)s
+%(axes)s""",
+    # binary_opening and binary_closing (fields `first` and `second`, the
+    # operations in the order they are applied).
+    "parameters_binary_opening": """\
+Parameters
+----------
+%(binary_input)s
+%(binary_structure)s
+iterations : int, optional
+    The %(first)s, then the %(second)s, are each repeated `iterations`
+    times (default 1); below 1, until nothing changes.
+%(binary_output)s
+%(binary_origin)s
+%(binary_mask)s
+%(border_value)s
+%(binary_brute_force)s
+%(axes)s""",
+    # The results of binary_erosion and binary_dilation (field `result`,
+    # "eroded" or "dilated").
+    "returns_binary_erosion": """\
+Returns
+-------
+%(name)s : array of bool
+    The %(result)s image (the dtype of `output` when an array is given).""",
+    # The results of binary_opening and binary_closing (field `result`,
+    # "opened" or "closed").
+    "returns_binary_opening": """\
+Returns
+-------
+%(name)s : array of bool
+    The %(result)s image.""",
+    # The example of binary_closing and binary_fill_holes: a square with a
+    # hole.
+    "examples_square_with_hole": """\
+Examples
+--------
+>>> import numpy as np
+>>> from jaxndimage import %(name)s
+>>> a = np.zeros((5, 5), dtype=int)
+>>> a[1:4, 1:4] = 1
+>>> a[2, 2] = 0
+>>> %(name)s(a).astype(int)
+array([[0, 0, 0, 0, 0],
+       [0, 1, 1, 1, 0],
+       [0, 1, 1, 1, 0],
+       [0, 1, 1, 1, 0],
+       [0, 0, 0, 0, 0]])""",
+
+    # -- Grey morphology ---------------------------------------------------
+    "grey_size_footprint": """\
+size : int or sequence of int, optional
+    Shape of a flat, full structuring element. Optional when
+    `footprint` or `structure` is given.
+footprint : array_like, optional
+    The samples (non-zero) of a flat structuring element.""",
+    "grey_options": "%(output)s\n%(mode_multiple)s\n%(cval_origin_axes)s",
+    "parameters_grey": """\
+Parameters
+----------
+%(input)s
+%(grey_size_footprint)s
+structure : array_like, optional
+    A non-flat structuring element.
+%(grey_options)s""",
+    # grey_erosion and grey_dilation (field `use`, how the structure
+    # applies: "subtracted" or "added").
+    "parameters_grey_erosion": """\
+Parameters
+----------
+%(input)s
+%(grey_size_footprint)s
+structure : array_like, optional
+    A non-flat structuring element, %(use)s in floating point.
+%(grey_options)s""",
+    # The dtype of white_tophat and black_tophat.
+    "tophat_dtype": """\
+In the output dtype (``uint8`` wraps around); boolean images use XOR.""",
+    # The result of a grey operation (field `result`, "eroded image", ...).
+    "returns_grey": """\
+Returns
+-------
+%(name)s : array
+    The %(result)s.""",
 }
 
 

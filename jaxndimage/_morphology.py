@@ -542,7 +542,7 @@ def whole(arguments: Mapping[str, Any], ndim: int) -> None:
     return None
 
 
-@docfiller
+@docfiller(operations="erosions", result="eroded")
 @ndimage_function("input", "structure", "mask",
                   depth=erosion_depth)
 def binary_erosion(input: ArrayLike, structure: Any = None,
@@ -554,35 +554,9 @@ def binary_erosion(input: ArrayLike, structure: Any = None,
     A sample stays True where the structure, placed on it, covers only
     True samples of `input` (`border_value` past the edges).
 
-    Parameters
-    ----------
-    input : array_like
-        Binary image (non-zero is True): numpy, JAX (also inside
-        ``jit``/``vmap``) or any array-API array.
-    structure : array_like, optional
-        Structuring element (non-zero is True); default: connectivity one
-        (`generate_binary_structure` with rank ``len(axes)``).
-    iterations : int, optional
-        Number of erosions (default 1); below 1, repeated until nothing
-        changes.
-    mask : array_like, optional
-        Only samples where `mask` is True are modified, in every iteration.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into, which is then
-        returned. As in SciPy, a dtype is ignored: the result is bool.
-    border_value : int, optional
-        Value past the edges (0 or 1). Default is 0.
-    origin : int or sequence of int, optional
-        Placement of the structure, per axis. Default is 0.
-    brute_force : bool, optional
-        Accepted for compatibility; every iteration runs over the whole
-        array on device, and the result is the same.
-    %(axes)s
+    %(parameters_binary_erosion)s
 
-    Returns
-    -------
-    binary_erosion : array of bool
-        The eroded image (the dtype of `output` when an array is given).
+    %(returns_binary_erosion)s
 
     Examples
     --------
@@ -602,7 +576,7 @@ def binary_erosion(input: ArrayLike, structure: Any = None,
                            border_value, origin, False, axes)
 
 
-@docfiller
+@docfiller(operations="dilations", result="dilated")
 @ndimage_function("input", "structure", "mask",
                   depth=dilation_depth)
 def binary_dilation(input: ArrayLike, structure: Any = None,
@@ -617,33 +591,9 @@ def binary_dilation(input: ArrayLike, structure: Any = None,
     in SciPy, the origin of an even-sized structure is shifted by one so
     that dilation and erosion are adjoint.
 
-    Parameters
-    ----------
-    input : array_like
-        Binary image (non-zero is True): numpy, JAX (also inside
-        ``jit``/``vmap``) or any array-API array.
-    structure : array_like, optional
-        Structuring element (non-zero is True); default: connectivity one.
-    iterations : int, optional
-        Number of dilations (default 1); below 1, repeated until nothing
-        changes.
-    mask : array_like, optional
-        Only samples where `mask` is True are modified, in every iteration.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into, which is then
-        returned. As in SciPy, a dtype is ignored: the result is bool.
-    border_value : int, optional
-        Value past the edges (0 or 1). Default is 0.
-    origin : int or sequence of int, optional
-        Placement of the structure, per axis. Default is 0.
-    brute_force : bool, optional
-        Accepted for compatibility; the result is the same.
-    %(axes)s
+    %(parameters_binary_erosion)s
 
-    Returns
-    -------
-    binary_dilation : array of bool
-        The dilated image (the dtype of `output` when an array is given).
+    %(returns_binary_erosion)s
 
     Examples
     --------
@@ -678,7 +628,7 @@ def _open_or_close(input: Array, structure: Any, iterations: Any,
                            reflect=opening)
 
 
-@docfiller
+@docfiller(first="erosion", second="dilation", result="opened")
 @ndimage_function("input", "structure", "mask",
                   depth=opening_depth)
 def binary_opening(input: ArrayLike, structure: Any = None,
@@ -689,32 +639,9 @@ def binary_opening(input: ArrayLike, structure: Any = None,
 
     Removes objects smaller than the structure.
 
-    Parameters
-    ----------
-    input : array_like
-        Binary image (non-zero is True).
-    structure : array_like, optional
-        Structuring element (non-zero is True); default: connectivity one.
-    iterations : int, optional
-        The erosion, then the dilation, are each repeated `iterations`
-        times (default 1); below 1, until nothing changes.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into; a dtype is
-        ignored, as in SciPy: the result is bool.
-    origin : int or sequence of int, optional
-        Placement of the structure. Default is 0.
-    mask : array_like, optional
-        Only samples where `mask` is True are modified.
-    border_value : int, optional
-        Value past the edges (0 or 1). Default is 0.
-    brute_force : bool, optional
-        Accepted for compatibility; the result is the same.
-    %(axes)s
+    %(parameters_binary_opening)s
 
-    Returns
-    -------
-    binary_opening : array of bool
-        The opened image.
+    %(returns_binary_opening)s
 
     Examples
     --------
@@ -735,7 +662,7 @@ def binary_opening(input: ArrayLike, structure: Any = None,
                           border_value, axes, True)
 
 
-@docfiller
+@docfiller(first="dilation", second="erosion", result="closed")
 @ndimage_function("input", "structure", "mask",
                   depth=opening_depth)
 def binary_closing(input: ArrayLike, structure: Any = None,
@@ -746,46 +673,11 @@ def binary_closing(input: ArrayLike, structure: Any = None,
 
     Fills holes smaller than the structure.
 
-    Parameters
-    ----------
-    input : array_like
-        Binary image (non-zero is True).
-    structure : array_like, optional
-        Structuring element (non-zero is True); default: connectivity one.
-    iterations : int, optional
-        The dilation, then the erosion, are each repeated `iterations`
-        times (default 1); below 1, until nothing changes.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into; a dtype is
-        ignored, as in SciPy: the result is bool.
-    origin : int or sequence of int, optional
-        Placement of the structure. Default is 0.
-    mask : array_like, optional
-        Only samples where `mask` is True are modified.
-    border_value : int, optional
-        Value past the edges (0 or 1). Default is 0.
-    brute_force : bool, optional
-        Accepted for compatibility; the result is the same.
-    %(axes)s
+    %(parameters_binary_opening)s
 
-    Returns
-    -------
-    binary_closing : array of bool
-        The closed image.
+    %(returns_binary_opening)s
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import binary_closing
-    >>> a = np.zeros((5, 5), dtype=int)
-    >>> a[1:4, 1:4] = 1
-    >>> a[2, 2] = 0
-    >>> binary_closing(a).astype(int)
-    array([[0, 0, 0, 0, 0],
-           [0, 1, 1, 1, 0],
-           [0, 1, 1, 1, 0],
-           [0, 1, 1, 1, 0],
-           [0, 0, 0, 0, 0]])
+    %(examples_square_with_hole)s
     """
     input = jnp.asarray(input)
     return _open_or_close(input, structure, iterations, output, origin, mask,
@@ -806,16 +698,13 @@ def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
 
     Parameters
     ----------
-    input : array_like
-        Binary image (non-zero is True).
+    %(binary_input)s
     structure1 : array_like, optional
         The part that must hit the foreground; default: connectivity one.
     structure2 : array_like, optional
         The part that must miss the foreground; default: the complement
         of `structure1`.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into; a dtype is
-        ignored, as in SciPy: the result is bool.
+    %(binary_output)s
     origin1 : int or sequence of int, optional
         Placement of `structure1`. Default is 0.
     origin2 : int or sequence of int, optional
@@ -882,13 +771,9 @@ def binary_propagation(input: ArrayLike, structure: Any = None,
         connectivity one.
     mask : array_like, optional
         Where `input` may propagate; default: everywhere.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into; a dtype is
-        ignored, as in SciPy: the result is bool.
-    border_value : int, optional
-        Value past the edges (0 or 1). Default is 0.
-    origin : int or sequence of int, optional
-        Placement of the structure. Default is 0.
+    %(binary_output)s
+    %(border_value)s
+    %(binary_origin)s
     %(axes)s
 
     Returns
@@ -926,15 +811,11 @@ def binary_fill_holes(input: ArrayLike, structure: Any = None,
 
     Parameters
     ----------
-    input : array_like
-        Binary image (non-zero is True).
+    %(binary_input)s
     structure : array_like, optional
         Connectivity of the background; default: connectivity one.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into; a dtype is
-        ignored, as in SciPy: the result is bool.
-    origin : int or sequence of int, optional
-        Placement of the structure. Default is 0.
+    %(binary_output)s
+    %(binary_origin)s
     %(axes)s
 
     Returns
@@ -942,19 +823,7 @@ def binary_fill_holes(input: ArrayLike, structure: Any = None,
     out : array of bool
         `input` with its holes filled.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import binary_fill_holes
-    >>> a = np.zeros((5, 5), dtype=int)
-    >>> a[1:4, 1:4] = 1
-    >>> a[2, 2] = 0
-    >>> binary_fill_holes(a).astype(int)
-    array([[0, 0, 0, 0, 0],
-           [0, 1, 1, 1, 0],
-           [0, 1, 1, 1, 0],
-           [0, 1, 1, 1, 0],
-           [0, 0, 0, 0, 0]])
+    %(examples_square_with_hole)s
     """
     input = jnp.asarray(input)
     mask = input == 0
@@ -1122,7 +991,7 @@ def grey_pair_depth(arguments: Mapping[str, Any], ndim: int) -> list[int]:
 grey_pair_depth.extends_edges = False  # type: ignore[attr-defined]
 
 
-@docfiller
+@docfiller(use="subtracted", result="eroded image")
 @ndimage_function("input", "footprint", "structure",
                   depth=grey_erosion_depth)
 def grey_erosion(input: ArrayLike, size: Any = None, footprint: Any = None,
@@ -1134,26 +1003,9 @@ def grey_erosion(input: ArrayLike, size: Any = None, footprint: Any = None,
     ``min(input[x + y] - structure[y])`` over the footprint; a flat one
     is `minimum_filter`.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element, subtracted in floating point.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey_erosion)s
 
-    Returns
-    -------
-    output : array
-        The eroded image.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1170,7 +1022,7 @@ def grey_erosion(input: ArrayLike, size: Any = None, footprint: Any = None,
                  origin, axes, True)
 
 
-@docfiller
+@docfiller(use="added", result="dilated image")
 @ndimage_function("input", "footprint", "structure",
                   depth=grey_dilation_depth)
 def grey_dilation(input: ArrayLike, size: Any = None, footprint: Any = None,
@@ -1184,26 +1036,9 @@ def grey_dilation(input: ArrayLike, size: Any = None, footprint: Any = None,
     the origin of an even-sized element is shifted by one, so that
     dilation and erosion are adjoint.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element, added in floating point.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey_erosion)s
 
-    Returns
-    -------
-    grey_dilation : array
-        The dilated image.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1268,7 +1103,7 @@ def _two_sided(input: Array, size: Any, footprint: Any, structure: Any,
                  as_bool=_bytes_of_bool(input, structure))
 
 
-@docfiller
+@docfiller(result="opened image")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def grey_opening(input: ArrayLike, size: Any = None, footprint: Any = None,
                  structure: Any = None, output: Any = None,
@@ -1276,26 +1111,9 @@ def grey_opening(input: ArrayLike, size: Any = None, footprint: Any = None,
                  axes: Any = None) -> Array:
     """Greyscale opening: the dilation of the erosion.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    grey_opening : array
-        The opened image.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1309,7 +1127,7 @@ def grey_opening(input: ArrayLike, size: Any = None, footprint: Any = None,
                       origin, axes, True)
 
 
-@docfiller
+@docfiller(result="closed image")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def grey_closing(input: ArrayLike, size: Any = None, footprint: Any = None,
                  structure: Any = None, output: Any = None,
@@ -1317,26 +1135,9 @@ def grey_closing(input: ArrayLike, size: Any = None, footprint: Any = None,
                  axes: Any = None) -> Array:
     """Greyscale closing: the erosion of the dilation.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    grey_closing : array
-        The closed image.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1350,7 +1151,7 @@ def grey_closing(input: ArrayLike, size: Any = None, footprint: Any = None,
                       origin, axes, False)
 
 
-@docfiller
+@docfiller(result="gradient")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def morphological_gradient(input: ArrayLike, size: Any = None,
                            footprint: Any = None, structure: Any = None,
@@ -1362,26 +1163,9 @@ def morphological_gradient(input: ArrayLike, size: Any = None,
     Computed in the input's dtype (``uint8`` wraps around), or in that of
     an `output` array; as in SciPy, an `output` dtype is ignored.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    morphological_gradient : array
-        The gradient.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1398,7 +1182,7 @@ def morphological_gradient(input: ArrayLike, size: Any = None,
     return _numpy_op("subtract", dilated, eroded, eroded.dtype)
 
 
-@docfiller
+@docfiller(result="Laplace")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def morphological_laplace(input: ArrayLike, size: Any = None,
                           footprint: Any = None, structure: Any = None,
@@ -1410,26 +1194,9 @@ def morphological_laplace(input: ArrayLike, size: Any = None,
     Computed step by step in the input's dtype (``uint8`` wraps around) or
     that of an `output` array; as in SciPy, an `output` dtype is ignored.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    morphological_laplace : array
-        The Laplace.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1465,7 +1232,7 @@ def _tophat(input: Array, size: Any, footprint: Any, structure: Any,
     return _numpy_op("subtract", second, input, second.dtype)
 
 
-@docfiller
+@docfiller(result="white top-hat")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def white_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
                  structure: Any = None, output: Any = None,
@@ -1473,28 +1240,11 @@ def white_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
                  axes: Any = None) -> Array:
     """White top-hat: the input minus its grey opening.
 
-    In the output dtype (``uint8`` wraps around); boolean images use XOR.
+    %(tophat_dtype)s
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    output : array
-        The white top-hat.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1508,7 +1258,7 @@ def white_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
                    origin, axes, True)
 
 
-@docfiller
+@docfiller(result="black top-hat")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def black_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
                  structure: Any = None, output: Any = None,
@@ -1516,28 +1266,11 @@ def black_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
                  axes: Any = None) -> Array:
     """Black top-hat: the grey closing minus the input.
 
-    In the output dtype (``uint8`` wraps around); boolean images use XOR.
+    %(tophat_dtype)s
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    black_tophat : array
-        The black top-hat.
+    %(returns_grey)s
 
     Examples
     --------
