@@ -326,6 +326,46 @@ index : int or array_like of int, optional
     an array one result per element (with SciPy's value for labels that do
     not occur). Default None: all points where `labels` > 0, as one
     region. Used only with `labels`.""",
+    "labels_index": "%(labels)s\n%(index)s",
+    "input_values": "input : array_like\n    Values.",
+    "parameters_statistic": """\
+Parameters
+----------
+%(input_values)s
+%(labels_index)s""",
+    "parameters_sum": """\
+Parameters
+----------
+input : array_like
+    Values to sum.
+%(labels_index)s""",
+    # The results of minimum and maximum (field `numpy`, "min" or "max").
+    "returns_extremum": """\
+Returns
+-------
+%(name)s : scalar or ndarray
+    Of `input`'s dtype: one %(name)s (a ValueError for an empty region,
+    as numpy's ``%(numpy)s``), or one per element of `index` (0 for labels
+    that do not occur).""",
+    # The results of minimum_position and maximum_position (field `kind`,
+    # "minimum" or "maximum").
+    "returns_position": """\
+Returns
+-------
+position : tuple or list of tuples
+    Coordinates of the first %(kind)s in raster order: one tuple, or a
+    list with one per element of `index` (all zeros for labels that do
+    not occur).""",
+    # The start of many Examples: the array `a` of SciPy's examples.
+    "examples_measurements": """\
+Examples
+--------
+>>> import numpy as np
+>>> import jaxndimage
+>>> a = np.array([[1, 2, 0, 0],
+...               [5, 3, 0, 4],
+...               [0, 0, 0, 7],
+...               [9, 3, 0, 0]])""",
 
     # -- Binary morphology -------------------------------------------------
     "binary_input": """\
