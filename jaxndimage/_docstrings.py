@@ -493,6 +493,35 @@ Returns
 -------
 %(name)s : array
     The %(result)s.""",
+
+    # -- Distance transforms -----------------------------------------------
+    "distance_input": """\
+input : array_like
+    Input; non-zero elements are foreground. numpy, JAX (also inside
+    ``jit``/``vmap``) or any array-API array; the results are of the
+    same kind.""",
+    "return_distances_indices": """\
+return_distances : bool, optional
+    Whether to compute the distance transform. Default is True.
+return_indices : bool, optional
+    Whether to compute the feature transform. Default is False.""",
+    "indices_array": """\
+indices : int32 ndarray, optional
+    A numpy array to write the feature transform into instead of
+    returning it (`return_indices` must be True), of shape
+    ``(input.ndim,) + input.shape``.""",
+    # return_distances to indices of distance_transform_cdt and _edt (field
+    # `dtype`, the dtype of the distances).
+    "distance_outputs": """\
+%(return_distances_indices)s
+distances : %(dtype)s ndarray, optional
+    A numpy array to write the distances into instead of returning them
+    (`return_distances` must be True), of the shape of `input`.
+%(indices_array)s""",
+    "indices_returned": """\
+indices : int32 ndarray, optional
+    The feature transform. Returned only when `return_indices` is True
+    and `indices` is not supplied.""",
 }
 
 
