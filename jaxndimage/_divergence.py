@@ -23,6 +23,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxndimage._docstrings import docfiller
+
 __all__ = ["divergence", "value_and_divergence"]
 
 METHODS = ("exact", "hutchinson", "hutch++")
@@ -32,6 +34,7 @@ METHODS = ("exact", "hutchinson", "hutch++")
 _TANGENT_BUDGET = 2**22
 
 
+@docfiller
 def value_and_divergence(
     f: Callable[[jax.Array], jax.Array],
     x: Any,
@@ -53,9 +56,7 @@ def value_and_divergence(
 
     Parameters
     ----------
-    f : callable
-        JAX-traceable function mapping an array shaped like ``x`` to a real
-        floating array of the same shape.
+    %(divergence_f)s
     x : array_like
         Real floating input. A JAX array (also a tracer, under ``jit``) gives
         JAX arrays back; anything else is converted with ``numpy.asarray``,
@@ -101,8 +102,7 @@ def value_and_divergence(
     -------
     y : array
         ``f(x)``.
-    div : array
-        Shape ``(x.shape[batch_axis],)``, or ``()`` for ``batch_axis=None``.
+    %(divergence_div)s
 
     Raises
     ------
@@ -179,6 +179,7 @@ def value_and_divergence(
         return np.asarray(y), np.asarray(div)
 
 
+@docfiller
 def divergence(
     f: Callable[[jax.Array], jax.Array],
     x: Any,
@@ -197,9 +198,7 @@ def divergence(
 
     Parameters
     ----------
-    f : callable
-        JAX-traceable function mapping an array shaped like ``x`` to a real
-        floating array of the same shape.
+    %(divergence_f)s
     x : array_like
         Real floating input; ``x.shape[batch_axis]`` samples.
     method : {"exact", "hutchinson", "hutch++"}, optional
@@ -215,8 +214,7 @@ def divergence(
 
     Returns
     -------
-    div : array
-        Shape ``(x.shape[batch_axis],)``, or ``()`` for ``batch_axis=None``.
+    %(divergence_div)s
 
     Examples
     --------

@@ -522,6 +522,18 @@ distances : %(dtype)s ndarray, optional
 indices : int32 ndarray, optional
     The feature transform. Returned only when `return_indices` is True
     and `indices` is not supplied.""",
+
+    # -- Patches and divergence --------------------------------------------
+    "view_arr_in": """\
+arr_in : ndarray or jax.Array, shape (M[, ...])
+    Input array.""",
+    "divergence_f": """\
+f : callable
+    JAX-traceable function mapping an array shaped like ``x`` to a real
+    floating array of the same shape.""",
+    "divergence_div": """\
+div : array
+    Shape ``(x.shape[batch_axis],)``, or ``()`` for ``batch_axis=None``.""",
 }
 
 
