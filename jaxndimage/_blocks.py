@@ -28,6 +28,7 @@ from numpy.lib.stride_tricks import as_strided
 from numpy.typing import ArrayLike
 
 from jaxndimage._dispatch import is_jax_array, ndimage_function
+from jaxndimage._docstrings import docfiller
 
 __all__ = [
     "montage",
@@ -263,6 +264,7 @@ def _index(value, name: str) -> int:
 # ---------------------------------------------------------------- public API
 
 
+@docfiller(inverse="unview_as_blocks")
 def view_as_blocks(arr_in: Array, block_shape: tuple[int, ...]) -> Array:
     """Block view of the input n-dimensional array (using re-striding).
 
@@ -270,8 +272,7 @@ def view_as_blocks(arr_in: Array, block_shape: tuple[int, ...]) -> Array:
 
     Parameters
     ----------
-    arr_in : ndarray or jax.Array, shape (M[, ...])
-        Input array.
+    %(view_arr_in)s
     block_shape : tuple
         The shape of the block. Each dimension must divide evenly into the
         corresponding dimensions of `arr_in`.
@@ -283,9 +284,7 @@ def view_as_blocks(arr_in: Array, block_shape: tuple[int, ...]) -> Array:
         + block_shape``. For a numpy array it is a zero-copy view; for a JAX
         array it is a new array (a reshape and a transpose).
 
-    See Also
-    --------
-    unview_as_blocks : the inverse.
+    %(see_also_inverse)s
 
     Examples
     --------
@@ -324,6 +323,7 @@ def view_as_blocks(arr_in: Array, block_shape: tuple[int, ...]) -> Array:
     return split.transpose(tuple(range(0, 2 * ndim, 2)) + tuple(range(1, 2 * ndim, 2)))
 
 
+@docfiller
 def view_as_windows(
     arr_in: Array,
     window_shape: int | tuple[int, ...],
@@ -336,8 +336,7 @@ def view_as_windows(
 
     Parameters
     ----------
-    arr_in : ndarray or jax.Array, shape (M[, ...])
-        Input array.
+    %(view_arr_in)s
     window_shape : integer or tuple of length arr_in.ndim
         Defines the shape of the elementary n-dimensional orthotope (better
         known as hyperrectangle) of the rolling window view. If an integer is
@@ -406,6 +405,7 @@ def view_as_windows(
     return _windows_kernel(arr_in, window, step)
 
 
+@docfiller(forward="view_as_blocks")
 @ndimage_function("blocks", reject_float16=False)
 def unview_as_blocks(blocks: ArrayLike) -> Array:
     """Put the blocks of :func:`view_as_blocks` back together.
@@ -423,9 +423,7 @@ def unview_as_blocks(blocks: ArrayLike) -> Array:
         array-like) input gives a new numpy array; a JAX array gives a JAX
         array (a transpose and a reshape, differentiable and traceable).
 
-    See Also
-    --------
-    view_as_blocks : the forward operation.
+    %(see_also_forward)s
 
     Notes
     -----
@@ -456,6 +454,7 @@ def unview_as_blocks(blocks: ArrayLike) -> Array:
     return _blocks_kernel(blocks)
 
 
+@docfiller(forward="view_as_windows")
 @ndimage_function("windows", reject_float16=False)
 def unview_as_windows(
     windows: ArrayLike,
@@ -492,9 +491,7 @@ def unview_as_windows(
         dtypes are kept, integers are averaged in float64 and summed in the
         default integer. JAX arrays follow JAX's x64 setting.
 
-    See Also
-    --------
-    view_as_windows : the forward operation.
+    %(see_also_forward)s
 
     Notes
     -----
@@ -547,6 +544,7 @@ def unview_as_windows(
     return _unwindows_kernel(windows, step, reduce, shape)
 
 
+@docfiller(inverse="unmontage")
 def montage(
     arr_in: ArrayLike,
     fill: float | ArrayLike | str = "mean",
@@ -594,9 +592,7 @@ def montage(
         `p`), channels last, with the dtype of `arr_in`. A JAX array in gives
         a JAX array out.
 
-    See Also
-    --------
-    unmontage : the inverse.
+    %(see_also_inverse)s
 
     Examples
     --------
@@ -674,6 +670,7 @@ def montage(
     return out if channel_axis is not None else out[..., 0]
 
 
+@docfiller(forward="montage")
 @ndimage_function("arr_in", reject_float16=False)
 def unmontage(
     arr_in: ArrayLike,
@@ -708,9 +705,7 @@ def unmontage(
         The images, with the dtype of `arr_in`. A numpy (or array-like) input
         gives a new numpy array; a JAX array gives a JAX array.
 
-    See Also
-    --------
-    montage : the forward operation.
+    %(see_also_forward)s
 
     Examples
     --------

@@ -80,6 +80,7 @@ from jax import lax
 
 from jaxndimage import _distributed
 from jaxndimage._dispatch import ndimage_function
+from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._support import normalize_sequence
 
@@ -706,6 +707,7 @@ def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
 # Public functions
 # --------------------------------------------------------------------------
 
+@docfiller
 @_whole_dask
 @ndimage_function("input", reject_float16=False)
 def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
@@ -721,37 +723,26 @@ def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
 
     Parameters
     ----------
-    input : array_like
-        Input; non-zero elements are foreground. numpy, JAX (also inside
-        ``jit``/``vmap``) or any array-API array; the results are of the
-        same kind.
+    %(distance_input)s
     metric : {'euclidean', 'taxicab', 'chessboard'}, optional
         'cityblock' and 'manhattan' are also valid and mean 'taxicab'.
         Default is 'euclidean'.
     sampling : float or sequence of float, optional
         Spacing of the elements along each axis (one per axis, or one for
         all); only used by the 'euclidean' metric. Default: 1.
-    return_distances : bool, optional
-        Whether to compute the distance transform. Default is True.
-    return_indices : bool, optional
-        Whether to compute the feature transform. Default is False.
+    %(return_distances_indices)s
     distances : ndarray, optional
         A numpy array to write the distances into instead of returning
         them (`return_distances` must be True): float64 for 'euclidean',
         uint32 otherwise, of the shape of `input`.
-    indices : int32 ndarray, optional
-        A numpy array to write the feature transform into instead of
-        returning it (`return_indices` must be True), of shape
-        ``(input.ndim,) + input.shape``.
+    %(indices_array)s
 
     Returns
     -------
     distances : ndarray, optional
         float64 for 'euclidean', uint32 otherwise. Returned only when
         `return_distances` is True and `distances` is not supplied.
-    indices : int32 ndarray, optional
-        The feature transform. Returned only when `return_indices` is True
-        and `indices` is not supplied.
+    %(indices_returned)s
 
     Examples
     --------
@@ -813,6 +804,7 @@ def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
                     distances, indices, dt_inplace, ft_inplace)
 
 
+@docfiller(dtype="int32")
 @_whole_dask
 @ndimage_function("input", reject_float16=False)
 def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
@@ -828,35 +820,20 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
 
     Parameters
     ----------
-    input : array_like
-        Input; non-zero elements are foreground. numpy, JAX (also inside
-        ``jit``/``vmap``) or any array-API array; the results are of the
-        same kind.
+    %(distance_input)s
     metric : {'chessboard', 'taxicab'} or array_like, optional
         'taxicab' (or 'cityblock', 'manhattan') steps between elements that
         share a face, 'chessboard' (default) between elements that touch. A
         custom structure has every dimension of length three; as in SciPy
         its memory is read as booleans, so pass it as a bool array.
-    return_distances : bool, optional
-        Whether to compute the distance transform. Default is True.
-    return_indices : bool, optional
-        Whether to compute the feature transform. Default is False.
-    distances : int32 ndarray, optional
-        A numpy array to write the distances into instead of returning them
-        (`return_distances` must be True), of the shape of `input`.
-    indices : int32 ndarray, optional
-        A numpy array to write the feature transform into instead of
-        returning it (`return_indices` must be True), of shape
-        ``(input.ndim,) + input.shape``.
+    %(distance_outputs)s
 
     Returns
     -------
     distances : int32 ndarray, optional
         Returned only when `return_distances` is True and `distances` is
         not supplied.
-    indices : int32 ndarray, optional
-        The feature transform. Returned only when `return_indices` is True
-        and `indices` is not supplied.
+    %(indices_returned)s
 
     Examples
     --------
@@ -910,6 +887,7 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
                     distances, indices, dt_inplace, ft_inplace)
 
 
+@docfiller(dtype="float64")
 @_whole_dask
 @ndimage_function("input", reject_float16=False)
 def distance_transform_edt(input: ArrayLike, sampling: Any = None,
@@ -926,33 +904,18 @@ def distance_transform_edt(input: ArrayLike, sampling: Any = None,
 
     Parameters
     ----------
-    input : array_like
-        Input; non-zero elements are foreground. numpy, JAX (also inside
-        ``jit``/``vmap``) or any array-API array; the results are of the
-        same kind.
+    %(distance_input)s
     sampling : float or sequence of float, optional
         Spacing of the elements along each axis (one per axis, or one for
         all). Default: 1.
-    return_distances : bool, optional
-        Whether to compute the distance transform. Default is True.
-    return_indices : bool, optional
-        Whether to compute the feature transform. Default is False.
-    distances : float64 ndarray, optional
-        A numpy array to write the distances into instead of returning them
-        (`return_distances` must be True), of the shape of `input`.
-    indices : int32 ndarray, optional
-        A numpy array to write the feature transform into instead of
-        returning it (`return_indices` must be True), of shape
-        ``(input.ndim,) + input.shape``.
+    %(distance_outputs)s
 
     Returns
     -------
     distances : float64 ndarray, optional
         Returned only when `return_distances` is True and `distances` is
         not supplied (float32 for JAX input with x64 off).
-    indices : int32 ndarray, optional
-        The feature transform. Returned only when `return_indices` is True
-        and `indices` is not supplied.
+    %(indices_returned)s
 
     Examples
     --------

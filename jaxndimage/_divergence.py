@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage._dispatch import is_jax_array
+from jaxndimage._docstrings import docfiller
 
 __all__ = ["divergence", "value_and_divergence"]
 
@@ -34,6 +35,7 @@ METHODS = ("exact", "hutchinson", "hutch++")
 _TANGENT_BUDGET = 2**22
 
 
+@docfiller
 def value_and_divergence(
     f: Callable[[jax.Array], jax.Array],
     x: Any,
@@ -55,9 +57,7 @@ def value_and_divergence(
 
     Parameters
     ----------
-    f : callable
-        JAX-traceable function mapping an array shaped like ``x`` to a real
-        floating array of the same shape.
+    %(divergence_f)s
     x : array_like
         Real floating input. A JAX array (also a tracer, under ``jit``) gives
         JAX arrays back; anything else is converted with ``numpy.asarray``,
@@ -103,8 +103,7 @@ def value_and_divergence(
     -------
     y : array
         ``f(x)``.
-    div : array
-        Shape ``(x.shape[batch_axis],)``, or ``()`` for ``batch_axis=None``.
+    %(divergence_div)s
 
     Raises
     ------
@@ -183,6 +182,7 @@ def value_and_divergence(
         return np.asarray(y), np.asarray(div)
 
 
+@docfiller
 def divergence(
     f: Callable[[jax.Array], jax.Array],
     x: Any,
@@ -201,9 +201,7 @@ def divergence(
 
     Parameters
     ----------
-    f : callable
-        JAX-traceable function mapping an array shaped like ``x`` to a real
-        floating array of the same shape.
+    %(divergence_f)s
     x : array_like
         Real floating input; ``x.shape[batch_axis]`` samples.
     method : {"exact", "hutchinson", "hutch++"}, optional
@@ -219,8 +217,7 @@ def divergence(
 
     Returns
     -------
-    div : array
-        Shape ``(x.shape[batch_axis],)``, or ``()`` for ``batch_axis=None``.
+    %(divergence_div)s
 
     Examples
     --------

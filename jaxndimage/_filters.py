@@ -456,32 +456,14 @@ def _empty_result(input: Array, out: np.dtype) -> Array:
 # correlate1d / convolve1d
 # --------------------------------------------------------------------------
 
-@docfiller
+@docfiller(verb="Correlate", operation="correlation")
 @ndimage_function("input", "weights")
 def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
                 output: Any = None, mode: str = "reflect", cval: Any = 0.0,
                 origin: int = 0) -> Array:
-    """Correlate an array with 1-D weights along one axis.
+    """%(weights1d_doc)s
 
-    Parameters
-    ----------
-    %(input)s
-    weights : array_like
-        1-D sequence of weights.
-    %(axis)s
-    %(output)s
-    %(mode)s
-    %(cval)s
-    %(origin)s
-
-    Returns
-    -------
-    result : array
-        The correlation, of the same shape as `input`.
-
-    See Also
-    --------
-    scipy.ndimage.correlate1d : the reference implementation.
+    %(see_also_scipy)s
 
     Examples
     --------
@@ -518,28 +500,12 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
         origins=(origin,), symmetries=(_symmetry(weights),), out_dtype=out)
 
 
-@docfiller
+@docfiller(verb="Convolve", operation="convolution")
 @ndimage_function("input", "weights")
 def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
                output: Any = None, mode: str = "reflect", cval: Any = 0.0,
                origin: int = 0) -> Array:
-    """Convolve an array with 1-D weights along one axis.
-
-    Parameters
-    ----------
-    %(input)s
-    weights : array_like
-        1-D sequence of weights.
-    %(axis)s
-    %(output)s
-    %(mode)s
-    %(cval)s
-    %(origin)s
-
-    Returns
-    -------
-    result : array
-        The convolution, of the same shape as `input`.
+    """%(weights1d_doc)s
 
     Examples
     --------
@@ -603,29 +569,12 @@ def _correlate_or_convolve(input: Array, weights: Array, output: Any,
                          mode=mode, origins=origins, out_dtype=out)
 
 
-@docfiller
+@docfiller(operation="correlation", index="i + j - c")
 @ndimage_function("input", "weights", reject_float16=nonempty)
 def correlate(input: ArrayLike, weights: ArrayLike, output: Any = None,
               mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
               axes: Any = None) -> Array:
-    """Multidimensional correlation with a kernel of weights.
-
-    Parameters
-    ----------
-    %(input)s
-    weights : array_like
-        Kernel, with one dimension per filtered axis.
-    %(output)s
-    %(mode)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
-
-    Returns
-    -------
-    result : array
-        ``sum_j input[i + j - c] * weights[j]`` at every ``i``, where ``c`` is
-        the kernel centre shifted by `origin`.
+    """%(kernel_doc)s
 
     Notes
     -----
@@ -650,29 +599,12 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: Any = None,
                                   output, mode, cval, origin, False, axes)
 
 
-@docfiller
+@docfiller(operation="convolution", index="i + c - j")
 @ndimage_function("input", "weights", reject_float16=nonempty)
 def convolve(input: ArrayLike, weights: ArrayLike, output: Any = None,
              mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
              axes: Any = None) -> Array:
-    """Multidimensional convolution with a kernel of weights.
-
-    Parameters
-    ----------
-    %(input)s
-    weights : array_like
-        Kernel, with one dimension per filtered axis.
-    %(output)s
-    %(mode)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
-
-    Returns
-    -------
-    result : array
-        ``sum_j input[i + c - j] * weights[j]`` at every ``i``, where ``c`` is
-        the kernel centre shifted by `origin`.
+    """%(kernel_doc)s
 
     Examples
     --------
@@ -755,10 +687,7 @@ def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
     radius : None or int, optional
         Kernel radius; the kernel has ``2 * radius + 1`` taps.
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
     Examples
     --------
@@ -798,9 +727,7 @@ def gaussian_filter(input: ArrayLike, sigma: Any, order: Any = 0,
         given: a new sigma with the same radius does not recompile.
     order : int or sequence of ints, optional
         Derivative order per axis; 0 smooths.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
+    %(output_modes_cval)s
     truncate : float, optional
         Kernel radius in standard deviations when `radius` is None.
         Default is 4.0.
@@ -808,10 +735,7 @@ def gaussian_filter(input: ArrayLike, sigma: Any, order: Any = 0,
         Kernel radius per axis; the kernel has ``2 * radius + 1`` taps.
     %(axes)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
     Notes
     -----
@@ -884,17 +808,9 @@ def gaussian_laplace(input: ArrayLike, sigma: Any, output: Any = None,
     %(input)s
     sigma : scalar or sequence of scalars
         Standard deviation of the Gaussian per axis (or one for all).
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(axes)s
-    **kwargs
-        Passed on to `gaussian_filter` (``truncate``, ``radius``).
+    %(gaussian_derivative_options)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
     Examples
     --------
@@ -926,17 +842,9 @@ def gaussian_gradient_magnitude(input: ArrayLike, sigma: Any,
         Standard deviation of the Gaussian for every axis of `input` (one
         value, or one per axis of `input`, even with `axes`: as in SciPy,
         each derivative smooths along all axes).
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(axes)s
-    **kwargs
-        Passed on to `gaussian_filter` (``truncate``, ``radius``).
+    %(gaussian_derivative_options)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
     Examples
     --------
@@ -996,12 +904,7 @@ def generic_laplace(input: ArrayLike, derivative2: Callable,
         It receives JAX arrays and `output` as a dtype, and must return its
         result; built from JAX operations or jaxndimage filters it is
         traceable, so the whole filter works under ``jit`` and ``grad``.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(extra_arguments)s
-    %(extra_keywords)s
-    %(axes)s
+    %(generic_derivative_options)s
 
     Returns
     -------
@@ -1065,12 +968,7 @@ def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
         ``derivative(input, axis, output, mode, cval, *extra_arguments,
         **extra_keywords)`` returning the derivative along `axis`; see
         `generic_laplace` for what it receives.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(extra_arguments)s
-    %(extra_keywords)s
-    %(axes)s
+    %(generic_derivative_options)s
 
     Returns
     -------
@@ -1128,76 +1026,20 @@ def _derivative_and_smoothing(input: Array, axis: int, output: Any,
     return apply(input, None, cval, out)
 
 
-@docfiller
+@docfiller(title="Sobel", smoothing="1, 2, 1", edge="4.")
 @ndimage_function("input")
 def sobel(input: ArrayLike, axis: int = -1, output: Any = None,
           mode: Any = "reflect", cval: Any = 0.0) -> Array:
-    """Sobel derivative along one axis.
-
-    The central difference ``[-1, 0, 1]`` along `axis`, smoothed with
-    ``[1, 2, 1]`` along every other axis.
-
-    Parameters
-    ----------
-    %(input)s
-    %(axis)s
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import sobel
-    >>> image = np.zeros((4, 4)); image[:, 2:] = 1.0
-    >>> sobel(image, axis=1)
-    array([[0., 4., 4., 0.],
-           [0., 4., 4., 0.],
-           [0., 4., 4., 0.],
-           [0., 4., 4., 0.]])
-    """
+    """%(derivative_and_smoothing_doc)s"""
     return _derivative_and_smoothing(input, axis, output, mode, cval,
                                      (1.0, 2.0, 1.0))
 
 
-@docfiller
+@docfiller(title="Prewitt", smoothing="1, 1, 1", edge="3.")
 @ndimage_function("input")
 def prewitt(input: ArrayLike, axis: int = -1, output: Any = None,
             mode: Any = "reflect", cval: Any = 0.0) -> Array:
-    """Prewitt derivative along one axis.
-
-    The central difference ``[-1, 0, 1]`` along `axis`, smoothed with
-    ``[1, 1, 1]`` along every other axis.
-
-    Parameters
-    ----------
-    %(input)s
-    %(axis)s
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import prewitt
-    >>> image = np.zeros((4, 4)); image[:, 2:] = 1.0
-    >>> prewitt(image, axis=1)
-    array([[0., 3., 3., 0.],
-           [0., 3., 3., 0.],
-           [0., 3., 3., 0.],
-           [0., 3., 3., 0.]])
-    """
+    """%(derivative_and_smoothing_doc)s"""
     return _derivative_and_smoothing(input, axis, output, mode, cval,
                                      (1.0, 1.0, 1.0))
 
@@ -1215,15 +1057,10 @@ def laplace(input: ArrayLike, output: Any = None, mode: Any = "reflect",
     Parameters
     ----------
     %(input)s
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
+    %(output_modes_cval)s
     %(axes)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
     Examples
     --------
@@ -1268,20 +1105,9 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1,
                      cval: Any = 0.0, origin: int = 0) -> Array:
     """Moving average of `size` samples along one axis.
 
-    Parameters
-    ----------
-    %(input)s
-    %(size_1d)s
-    %(axis)s
-    %(output)s
-    %(mode)s
-    %(cval)s
-    %(origin)s
+    %(parameters_filter1d)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
     Examples
     --------
@@ -1316,14 +1142,9 @@ def uniform_filter(input: ArrayLike, size: Any = 3, output: Any = None,
         filtered. Default is 3.
     %(output)s
     %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(cval_origin_axes)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
     Notes
     -----

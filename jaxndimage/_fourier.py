@@ -22,6 +22,7 @@ import numpy as np
 
 from jaxndimage._casting import compute_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
+from jaxndimage._docstrings import docfiller
 from jaxndimage._support import OutputArray, normalize_axis, normalize_sequence
 
 __all__ = ["fourier_ellipsoid", "fourier_gaussian", "fourier_shift",
@@ -249,6 +250,7 @@ def _filter(input, parameter, n, axis, output, kind, name):
                            out_dtype=out)
 
 
+@docfiller
 @ndimage_function("input")
 def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
                      axis: int = -1, output: Any = None) -> Array:
@@ -259,24 +261,12 @@ def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
 
     Parameters
     ----------
-    input : array_like
-        The transformed array (numpy, JAX or any array-API array).
+    %(fourier_input)s
     sigma : float or sequence of float
         Standard deviation per axis (or one for all).
-    n : int, optional
-        -1 (default) for a complex transform along every axis; otherwise
-        the length of the original axis `axis` of a real transform.
-    axis : int, optional
-        Axis of the real transform. Default is -1.
-    output : array or dtype, optional
-        complex64, complex128, float32 or float64 (an array of one of these,
-        for non-JAX input). Default: the input dtype for complex64,
-        complex128 and float32, otherwise float64.
+    %(fourier_filter_options)s
 
-    Returns
-    -------
-    fourier_gaussian : array
-        The filtered transform.
+    %(returns_fourier_filtered)s
 
     Examples
     --------
@@ -293,6 +283,7 @@ def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
     return _filter(input, sigma, n, axis, output, "gaussian", "sigma")
 
 
+@docfiller
 @ndimage_function("input")
 def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
                     axis: int = -1, output: Any = None) -> Array:
@@ -303,23 +294,12 @@ def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
 
     Parameters
     ----------
-    input : array_like
-        The transformed array (numpy, JAX or any array-API array).
+    %(fourier_input)s
     size : float or sequence of float
         Width of the box per axis (or one for all).
-    n : int, optional
-        -1 (default) for a complex transform along every axis; otherwise
-        the length of the original axis `axis` of a real transform.
-    axis : int, optional
-        Axis of the real transform. Default is -1.
-    output : array or dtype, optional
-        complex64, complex128, float32 or float64. Default: the input
-        dtype for complex64, complex128 and float32, otherwise float64.
+    %(fourier_filter_options)s
 
-    Returns
-    -------
-    fourier_uniform : array
-        The filtered transform.
+    %(returns_fourier_filtered)s
 
     Examples
     --------
@@ -331,6 +311,7 @@ def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
     return _filter(input, size, n, axis, output, "uniform", "size")
 
 
+@docfiller
 @ndimage_function("input")
 def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
                       axis: int = -1, output: Any = None) -> Array:
@@ -347,19 +328,9 @@ def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
         The transformed array, with 1, 2 or 3 dimensions.
     size : float or sequence of float
         Length of the ellipsoid's axes (or one for all).
-    n : int, optional
-        -1 (default) for a complex transform along every axis; otherwise
-        the length of the original axis `axis` of a real transform.
-    axis : int, optional
-        Axis of the real transform. Default is -1.
-    output : array or dtype, optional
-        complex64, complex128, float32 or float64. Default: the input
-        dtype for complex64, complex128 and float32, otherwise float64.
+    %(fourier_filter_options)s
 
-    Returns
-    -------
-    fourier_ellipsoid : array
-        The filtered transform.
+    %(returns_fourier_filtered)s
 
     Raises
     ------
@@ -380,6 +351,7 @@ def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
     return _filter(input, size, n, axis, output, "ellipsoid", "size")
 
 
+@docfiller
 @ndimage_function("input", reject_float16=nonempty)
 def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
                   output: Any = None) -> Array:
@@ -390,15 +362,10 @@ def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
 
     Parameters
     ----------
-    input : array_like
-        The transformed array (numpy, JAX or any array-API array).
+    %(fourier_input)s
     shift : float or sequence of float
         Shift per axis (or one for all).
-    n : int, optional
-        -1 (default) for a complex transform along every axis; otherwise
-        the length of the original axis `axis` of a real transform.
-    axis : int, optional
-        Axis of the real transform. Default is -1.
+    %(fourier_n_axis)s
     output : array or dtype, optional
         complex64 or complex128. Default: the input dtype for complex
         input, otherwise complex128.

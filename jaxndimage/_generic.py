@@ -236,14 +236,10 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
     %(mode)s
     %(cval)s
     %(origin_multiple)s
-    %(extra_arguments)s
-    %(extra_keywords)s
+    %(extra_arguments_keywords)s
     %(axes)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
     Notes
     -----
@@ -429,18 +425,10 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
         once per line on the host, as SciPy does.
     filter_size : int
         Length of the filter window.
-    %(axis)s
-    %(output)s
-    %(mode)s
-    %(cval)s
-    %(origin)s
-    %(extra_arguments)s
-    %(extra_keywords)s
+    %(options_1d)s
+    %(extra_arguments_keywords)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
     Examples
     --------
@@ -580,6 +568,7 @@ def _vectorized_numpy(x: np.ndarray, cval: Any, function, size, mask,
         lambda v: as_numpy(function(as_caller_array(v), axis=axis)), np)
 
 
+@docfiller
 @ndimage_function("input", "footprint")
 def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
                       footprint: Any = None, output: Any = None,

@@ -584,9 +584,7 @@ def map_coordinates(input: ArrayLike, coordinates: ArrayLike,
     map_coordinates : array
         The interpolated values.
 
-    See Also
-    --------
-    scipy.ndimage.map_coordinates : the reference implementation.
+    %(see_also_scipy)s
 
     Examples
     --------
@@ -689,10 +687,7 @@ def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
     %(output)s
     %(interpolation)s
 
-    Returns
-    -------
-    affine_transform : array
-        The transformed input.
+    %(returns_transformed)s
 
     Examples
     --------
@@ -1024,10 +1019,7 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
     %(extra_arguments)s
     %(extra_keywords)s
 
-    Returns
-    -------
-    geometric_transform : array
-        The transformed input.
+    %(returns_transformed)s
 
     Examples
     --------

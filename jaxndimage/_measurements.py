@@ -1039,12 +1039,7 @@ def _nonempty(reduction: str) -> Callable:
 def sum_labels(input, labels=None, index=None):
     """The sum of the values of an array, over labelled regions.
 
-    Parameters
-    ----------
-    input : array_like
-        Values to sum.
-    %(labels)s
-    %(index)s
+    %(parameters_sum)s
 
     Returns
     -------
@@ -1083,12 +1078,7 @@ def sum(input, labels=None, index=None):
 
     An alias of `sum_labels`, kept as SciPy keeps it.
 
-    Parameters
-    ----------
-    input : array_like
-        Values to sum.
-    %(labels)s
-    %(index)s
+    %(parameters_sum)s
 
     Returns
     -------
@@ -1119,8 +1109,7 @@ def mean(input, labels=None, index=None):
     ----------
     input : array_like
         Values to average.
-    %(labels)s
-    %(index)s
+    %(labels_index)s
 
     Returns
     -------
@@ -1158,12 +1147,7 @@ def _variance(groups: _Groups) -> jax.Array:
 def variance(input, labels=None, index=None):
     """The variance of the values of an array, over labelled regions.
 
-    Parameters
-    ----------
-    input : array_like
-        Values.
-    %(labels)s
-    %(index)s
+    %(parameters_statistic)s
 
     Returns
     -------
@@ -1171,14 +1155,7 @@ def variance(input, labels=None, index=None):
         float64 (population variance, as SciPy): one value, or one per
         element of `index` (NaN for labels that do not occur).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import jaxndimage
-    >>> a = np.array([[1, 2, 0, 0],
-    ...               [5, 3, 0, 4],
-    ...               [0, 0, 0, 7],
-    ...               [9, 3, 0, 0]])
+    %(examples_measurements)s
     >>> float(jaxndimage.variance(a))
     7.609375
     >>> labels, n = jaxndimage.label(a)
@@ -1194,26 +1171,14 @@ def standard_deviation(input, labels=None, index=None):
     """The standard deviation of the values of an array, over labelled
     regions.
 
-    Parameters
-    ----------
-    input : array_like
-        Values.
-    %(labels)s
-    %(index)s
+    %(parameters_statistic)s
 
     Returns
     -------
     standard_deviation : float or ndarray
         float64: the square root of `variance`.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import jaxndimage
-    >>> a = np.array([[1, 2, 0, 0],
-    ...               [5, 3, 0, 4],
-    ...               [0, 0, 0, 7],
-    ...               [9, 3, 0, 0]])
+    %(examples_measurements)s
     >>> float(jaxndimage.standard_deviation(a))
     2.7585095613392387
     """
@@ -1235,33 +1200,16 @@ def _extremum_body(groups: _Groups, find_max: bool):
     return values, _per_index(groups, _group_count(groups))
 
 
-@docfiller
+@docfiller(numpy="min")
 @_measurement(*_STATISTIC_PARAMETERS, finish=_nonempty("minimum"))
 def minimum(input, labels=None, index=None):
     """The minimum of the values of an array, over labelled regions.
 
-    Parameters
-    ----------
-    input : array_like
-        Values.
-    %(labels)s
-    %(index)s
+    %(parameters_statistic)s
 
-    Returns
-    -------
-    minimum : scalar or ndarray
-        Of `input`'s dtype: one minimum (a ValueError for an empty region,
-        as numpy's ``min``), or one per element of `index` (0 for labels
-        that do not occur).
+    %(returns_extremum)s
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import jaxndimage
-    >>> a = np.array([[1, 2, 0, 0],
-    ...               [5, 3, 0, 4],
-    ...               [0, 0, 0, 7],
-    ...               [9, 3, 0, 0]])
+    %(examples_measurements)s
     >>> labels, n = jaxndimage.label(a)
     >>> jaxndimage.minimum(a, labels=labels, index=np.arange(1, n + 1))
     array([1, 4, 3])
@@ -1271,23 +1219,14 @@ def minimum(input, labels=None, index=None):
     return _measure("minimum", input, labels, index)
 
 
-@docfiller
+@docfiller(numpy="max")
 @_measurement(*_STATISTIC_PARAMETERS, finish=_nonempty("maximum"))
 def maximum(input, labels=None, index=None):
     """The maximum of the values of an array, over labelled regions.
 
-    Parameters
-    ----------
-    input : array_like
-        Values.
-    %(labels)s
-    %(index)s
+    %(parameters_statistic)s
 
-    Returns
-    -------
-    maximum : scalar or ndarray
-        Of `input`'s dtype: one maximum (a ValueError for an empty region),
-        or one per element of `index` (0 for labels that do not occur).
+    %(returns_extremum)s
 
     Examples
     --------
@@ -1327,12 +1266,7 @@ def _medians(values: jax.Array, segments: jax.Array, size: int):
 def median(input, labels=None, index=None):
     """The median of the values of an array, over labelled regions.
 
-    Parameters
-    ----------
-    input : array_like
-        Values.
-    %(labels)s
-    %(index)s
+    %(parameters_statistic)s
 
     Returns
     -------
@@ -1411,24 +1345,14 @@ def _position_body(groups: _Groups, find_max: bool):
             _per_index(groups, _group_count(groups)))
 
 
-@docfiller
+@docfiller(kind="minimum")
 @_measurement(*_STATISTIC_PARAMETERS, finish=_position_result("minimum"))
 def minimum_position(input, labels=None, index=None):
     """The position of the minimum of an array, over labelled regions.
 
-    Parameters
-    ----------
-    input : array_like
-        Values.
-    %(labels)s
-    %(index)s
+    %(parameters_statistic)s
 
-    Returns
-    -------
-    position : tuple or list of tuples
-        Coordinates of the first minimum in raster order: one tuple, or a
-        list with one per element of `index` (all zeros for labels that do
-        not occur).
+    %(returns_position)s
 
     Examples
     --------
@@ -1443,33 +1367,16 @@ def minimum_position(input, labels=None, index=None):
     return _measure("minimum_position", input, labels, index)
 
 
-@docfiller
+@docfiller(kind="maximum")
 @_measurement(*_STATISTIC_PARAMETERS, finish=_position_result("maximum"))
 def maximum_position(input, labels=None, index=None):
     """The position of the maximum of an array, over labelled regions.
 
-    Parameters
-    ----------
-    input : array_like
-        Values.
-    %(labels)s
-    %(index)s
+    %(parameters_statistic)s
 
-    Returns
-    -------
-    position : tuple or list of tuples
-        Coordinates of the first maximum in raster order: one tuple, or a
-        list with one per element of `index` (all zeros for labels that do
-        not occur).
+    %(returns_position)s
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import jaxndimage
-    >>> a = np.array([[1, 2, 0, 0],
-    ...               [5, 3, 0, 4],
-    ...               [0, 0, 0, 7],
-    ...               [9, 3, 0, 0]])
+    %(examples_measurements)s
     >>> jaxndimage.maximum_position(a)
     (np.int64(3), np.int64(0))
     >>> labels = np.array([[0, 1, 2, 3]] * 4)
@@ -1492,12 +1399,7 @@ def _extrema_result(result, bound):
 def extrema(input, labels=None, index=None):
     """Minimum, maximum and their positions, over labelled regions.
 
-    Parameters
-    ----------
-    input : array_like
-        Values.
-    %(labels)s
-    %(index)s
+    %(parameters_statistic)s
 
     Returns
     -------
@@ -1506,14 +1408,7 @@ def extrema(input, labels=None, index=None):
     min_positions, max_positions : tuple or list of tuples
         As `minimum_position` and `maximum_position`.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import jaxndimage
-    >>> a = np.array([[1, 2, 0, 0],
-    ...               [5, 3, 0, 4],
-    ...               [0, 0, 0, 7],
-    ...               [9, 3, 0, 0]])
+    %(examples_measurements)s
     >>> low, high, low_at, high_at = jaxndimage.extrema(a)
     >>> int(low), int(high), low_at, high_at
     (0, 9, (np.int64(0), np.int64(2)), (np.int64(3), np.int64(0)))
@@ -1546,8 +1441,7 @@ def center_of_mass(input, labels=None, index=None):
     ----------
     input : array_like
         Masses (positive or negative).
-    %(labels)s
-    %(index)s
+    %(labels_index)s
 
     Returns
     -------
@@ -1655,8 +1549,7 @@ def histogram(input, min, max, bins, labels=None, index=None):
         values outside it are not counted, `max` counts in the last bin.
     bins : int
         Number of bins.
-    %(labels)s
-    %(index)s
+    %(labels_index)s
 
     Returns
     -------
@@ -1712,6 +1605,7 @@ def _check_index_cast(index: Any, labels: Any) -> None:
             f"(labels' type) without loss of precision")
 
 
+@docfiller
 def labeled_comprehension(input, labels, index, func, out_dtype, default,
                           pass_positions=False):
     """Apply a function to each labelled region of an array.
@@ -1721,8 +1615,7 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default,
 
     Parameters
     ----------
-    input : array_like
-        Values.
+    %(input_values)s
     labels : array_like or None
         Labels, of `input`'s shape (or broadcastable to it). None: `func` is
         applied to all of `input`.
@@ -1745,14 +1638,7 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default,
         `func`'s results, one per element of `index`. `func` runs on the
         host, so this is not traceable.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import jaxndimage
-    >>> a = np.array([[1, 2, 0, 0],
-    ...               [5, 3, 0, 4],
-    ...               [0, 0, 0, 7],
-    ...               [9, 3, 0, 0]])
+    %(examples_measurements)s
     >>> labels, n = jaxndimage.label(a)
     >>> jaxndimage.labeled_comprehension(a, labels, np.arange(1, n + 2),
     ...                                  np.mean, float, -1)

@@ -536,7 +536,7 @@ def whole(arguments: Mapping[str, Any], ndim: int) -> None:
     return None
 
 
-@docfiller
+@docfiller(operations="erosions", result="eroded")
 @ndimage_function("input", "structure", "mask",
                   depth=erosion_depth)
 def binary_erosion(input: ArrayLike, structure: Any = None,
@@ -548,35 +548,9 @@ def binary_erosion(input: ArrayLike, structure: Any = None,
     A sample stays True where the structure, placed on it, covers only
     True samples of `input` (`border_value` past the edges).
 
-    Parameters
-    ----------
-    input : array_like
-        Binary image (non-zero is True): numpy, JAX (also inside
-        ``jit``/``vmap``) or any array-API array.
-    structure : array_like, optional
-        Structuring element (non-zero is True); default: connectivity one
-        (`generate_binary_structure` with rank ``len(axes)``).
-    iterations : int, optional
-        Number of erosions (default 1); below 1, repeated until nothing
-        changes.
-    mask : array_like, optional
-        Only samples where `mask` is True are modified, in every iteration.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into, which is then
-        returned. As in SciPy, a dtype is ignored: the result is bool.
-    border_value : int, optional
-        Value past the edges (0 or 1). Default is 0.
-    origin : int or sequence of int, optional
-        Placement of the structure, per axis. Default is 0.
-    brute_force : bool, optional
-        Accepted for compatibility; every iteration runs over the whole
-        array on device, and the result is the same.
-    %(axes)s
+    %(parameters_binary_erosion)s
 
-    Returns
-    -------
-    binary_erosion : array of bool
-        The eroded image (the dtype of `output` when an array is given).
+    %(returns_binary_erosion)s
 
     Examples
     --------
@@ -596,7 +570,7 @@ def binary_erosion(input: ArrayLike, structure: Any = None,
                            border_value, origin, False, axes)
 
 
-@docfiller
+@docfiller(operations="dilations", result="dilated")
 @ndimage_function("input", "structure", "mask",
                   depth=dilation_depth)
 def binary_dilation(input: ArrayLike, structure: Any = None,
@@ -611,33 +585,9 @@ def binary_dilation(input: ArrayLike, structure: Any = None,
     in SciPy, the origin of an even-sized structure is shifted by one so
     that dilation and erosion are adjoint.
 
-    Parameters
-    ----------
-    input : array_like
-        Binary image (non-zero is True): numpy, JAX (also inside
-        ``jit``/``vmap``) or any array-API array.
-    structure : array_like, optional
-        Structuring element (non-zero is True); default: connectivity one.
-    iterations : int, optional
-        Number of dilations (default 1); below 1, repeated until nothing
-        changes.
-    mask : array_like, optional
-        Only samples where `mask` is True are modified, in every iteration.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into, which is then
-        returned. As in SciPy, a dtype is ignored: the result is bool.
-    border_value : int, optional
-        Value past the edges (0 or 1). Default is 0.
-    origin : int or sequence of int, optional
-        Placement of the structure, per axis. Default is 0.
-    brute_force : bool, optional
-        Accepted for compatibility; the result is the same.
-    %(axes)s
+    %(parameters_binary_erosion)s
 
-    Returns
-    -------
-    binary_dilation : array of bool
-        The dilated image (the dtype of `output` when an array is given).
+    %(returns_binary_erosion)s
 
     Examples
     --------
@@ -672,7 +622,7 @@ def _open_or_close(input: Array, structure: Any, iterations: Any,
                            reflect=opening)
 
 
-@docfiller
+@docfiller(first="erosion", second="dilation", result="opened")
 @ndimage_function("input", "structure", "mask",
                   depth=opening_depth)
 def binary_opening(input: ArrayLike, structure: Any = None,
@@ -683,32 +633,9 @@ def binary_opening(input: ArrayLike, structure: Any = None,
 
     Removes objects smaller than the structure.
 
-    Parameters
-    ----------
-    input : array_like
-        Binary image (non-zero is True).
-    structure : array_like, optional
-        Structuring element (non-zero is True); default: connectivity one.
-    iterations : int, optional
-        The erosion, then the dilation, are each repeated `iterations`
-        times (default 1); below 1, until nothing changes.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into; a dtype is
-        ignored, as in SciPy: the result is bool.
-    origin : int or sequence of int, optional
-        Placement of the structure. Default is 0.
-    mask : array_like, optional
-        Only samples where `mask` is True are modified.
-    border_value : int, optional
-        Value past the edges (0 or 1). Default is 0.
-    brute_force : bool, optional
-        Accepted for compatibility; the result is the same.
-    %(axes)s
+    %(parameters_binary_opening)s
 
-    Returns
-    -------
-    binary_opening : array of bool
-        The opened image.
+    %(returns_binary_opening)s
 
     Examples
     --------
@@ -729,7 +656,7 @@ def binary_opening(input: ArrayLike, structure: Any = None,
                           border_value, axes, True)
 
 
-@docfiller
+@docfiller(first="dilation", second="erosion", result="closed")
 @ndimage_function("input", "structure", "mask",
                   depth=opening_depth)
 def binary_closing(input: ArrayLike, structure: Any = None,
@@ -740,46 +667,11 @@ def binary_closing(input: ArrayLike, structure: Any = None,
 
     Fills holes smaller than the structure.
 
-    Parameters
-    ----------
-    input : array_like
-        Binary image (non-zero is True).
-    structure : array_like, optional
-        Structuring element (non-zero is True); default: connectivity one.
-    iterations : int, optional
-        The dilation, then the erosion, are each repeated `iterations`
-        times (default 1); below 1, until nothing changes.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into; a dtype is
-        ignored, as in SciPy: the result is bool.
-    origin : int or sequence of int, optional
-        Placement of the structure. Default is 0.
-    mask : array_like, optional
-        Only samples where `mask` is True are modified.
-    border_value : int, optional
-        Value past the edges (0 or 1). Default is 0.
-    brute_force : bool, optional
-        Accepted for compatibility; the result is the same.
-    %(axes)s
+    %(parameters_binary_opening)s
 
-    Returns
-    -------
-    binary_closing : array of bool
-        The closed image.
+    %(returns_binary_opening)s
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import binary_closing
-    >>> a = np.zeros((5, 5), dtype=int)
-    >>> a[1:4, 1:4] = 1
-    >>> a[2, 2] = 0
-    >>> binary_closing(a).astype(int)
-    array([[0, 0, 0, 0, 0],
-           [0, 1, 1, 1, 0],
-           [0, 1, 1, 1, 0],
-           [0, 1, 1, 1, 0],
-           [0, 0, 0, 0, 0]])
+    %(examples_square_with_hole)s
     """
     input = jnp.asarray(input)
     return _open_or_close(input, structure, iterations, output, origin, mask,
@@ -800,16 +692,13 @@ def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
 
     Parameters
     ----------
-    input : array_like
-        Binary image (non-zero is True).
+    %(binary_input)s
     structure1 : array_like, optional
         The part that must hit the foreground; default: connectivity one.
     structure2 : array_like, optional
         The part that must miss the foreground; default: the complement
         of `structure1`.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into; a dtype is
-        ignored, as in SciPy: the result is bool.
+    %(binary_output)s
     origin1 : int or sequence of int, optional
         Placement of `structure1`. Default is 0.
     origin2 : int or sequence of int, optional
@@ -876,13 +765,9 @@ def binary_propagation(input: ArrayLike, structure: Any = None,
         connectivity one.
     mask : array_like, optional
         Where `input` may propagate; default: everywhere.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into; a dtype is
-        ignored, as in SciPy: the result is bool.
-    border_value : int, optional
-        Value past the edges (0 or 1). Default is 0.
-    origin : int or sequence of int, optional
-        Placement of the structure. Default is 0.
+    %(binary_output)s
+    %(border_value)s
+    %(binary_origin)s
     %(axes)s
 
     Returns
@@ -920,15 +805,11 @@ def binary_fill_holes(input: ArrayLike, structure: Any = None,
 
     Parameters
     ----------
-    input : array_like
-        Binary image (non-zero is True).
+    %(binary_input)s
     structure : array_like, optional
         Connectivity of the background; default: connectivity one.
-    output : array or dtype, optional
-        An array (non-JAX input) to write the result into; a dtype is
-        ignored, as in SciPy: the result is bool.
-    origin : int or sequence of int, optional
-        Placement of the structure. Default is 0.
+    %(binary_output)s
+    %(binary_origin)s
     %(axes)s
 
     Returns
@@ -936,19 +817,7 @@ def binary_fill_holes(input: ArrayLike, structure: Any = None,
     out : array of bool
         `input` with its holes filled.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import binary_fill_holes
-    >>> a = np.zeros((5, 5), dtype=int)
-    >>> a[1:4, 1:4] = 1
-    >>> a[2, 2] = 0
-    >>> binary_fill_holes(a).astype(int)
-    array([[0, 0, 0, 0, 0],
-           [0, 1, 1, 1, 0],
-           [0, 1, 1, 1, 0],
-           [0, 1, 1, 1, 0],
-           [0, 0, 0, 0, 0]])
+    %(examples_square_with_hole)s
     """
     input = jnp.asarray(input)
     mask = input == 0
@@ -1116,7 +985,7 @@ def grey_pair_depth(arguments: Mapping[str, Any], ndim: int) -> list[int]:
 grey_pair_depth.extends_edges = False  # type: ignore[attr-defined]
 
 
-@docfiller
+@docfiller(use="subtracted", result="eroded image")
 @ndimage_function("input", "footprint", "structure",
                   depth=grey_erosion_depth)
 def grey_erosion(input: ArrayLike, size: Any = None, footprint: Any = None,
@@ -1128,26 +997,9 @@ def grey_erosion(input: ArrayLike, size: Any = None, footprint: Any = None,
     ``min(input[x + y] - structure[y])`` over the footprint; a flat one
     is `minimum_filter`.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element, subtracted in floating point.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey_erosion)s
 
-    Returns
-    -------
-    output : array
-        The eroded image.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1164,7 +1016,7 @@ def grey_erosion(input: ArrayLike, size: Any = None, footprint: Any = None,
                  origin, axes, True)
 
 
-@docfiller
+@docfiller(use="added", result="dilated image")
 @ndimage_function("input", "footprint", "structure",
                   depth=grey_dilation_depth)
 def grey_dilation(input: ArrayLike, size: Any = None, footprint: Any = None,
@@ -1178,26 +1030,9 @@ def grey_dilation(input: ArrayLike, size: Any = None, footprint: Any = None,
     the origin of an even-sized element is shifted by one, so that
     dilation and erosion are adjoint.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element, added in floating point.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey_erosion)s
 
-    Returns
-    -------
-    grey_dilation : array
-        The dilated image.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1262,7 +1097,7 @@ def _two_sided(input: Array, size: Any, footprint: Any, structure: Any,
                  as_bool=_bytes_of_bool(input, structure))
 
 
-@docfiller
+@docfiller(result="opened image")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def grey_opening(input: ArrayLike, size: Any = None, footprint: Any = None,
                  structure: Any = None, output: Any = None,
@@ -1270,26 +1105,9 @@ def grey_opening(input: ArrayLike, size: Any = None, footprint: Any = None,
                  axes: Any = None) -> Array:
     """Greyscale opening: the dilation of the erosion.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    grey_opening : array
-        The opened image.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1303,7 +1121,7 @@ def grey_opening(input: ArrayLike, size: Any = None, footprint: Any = None,
                       origin, axes, True)
 
 
-@docfiller
+@docfiller(result="closed image")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def grey_closing(input: ArrayLike, size: Any = None, footprint: Any = None,
                  structure: Any = None, output: Any = None,
@@ -1311,26 +1129,9 @@ def grey_closing(input: ArrayLike, size: Any = None, footprint: Any = None,
                  axes: Any = None) -> Array:
     """Greyscale closing: the erosion of the dilation.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    grey_closing : array
-        The closed image.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1344,7 +1145,7 @@ def grey_closing(input: ArrayLike, size: Any = None, footprint: Any = None,
                       origin, axes, False)
 
 
-@docfiller
+@docfiller(result="gradient")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def morphological_gradient(input: ArrayLike, size: Any = None,
                            footprint: Any = None, structure: Any = None,
@@ -1356,26 +1157,9 @@ def morphological_gradient(input: ArrayLike, size: Any = None,
     Computed in the input's dtype (``uint8`` wraps around), or in that of
     an `output` array; as in SciPy, an `output` dtype is ignored.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    morphological_gradient : array
-        The gradient.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1392,7 +1176,7 @@ def morphological_gradient(input: ArrayLike, size: Any = None,
     return _numpy_op("subtract", dilated, eroded, eroded.dtype)
 
 
-@docfiller
+@docfiller(result="Laplace")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def morphological_laplace(input: ArrayLike, size: Any = None,
                           footprint: Any = None, structure: Any = None,
@@ -1404,26 +1188,9 @@ def morphological_laplace(input: ArrayLike, size: Any = None,
     Computed step by step in the input's dtype (``uint8`` wraps around) or
     that of an `output` array; as in SciPy, an `output` dtype is ignored.
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    morphological_laplace : array
-        The Laplace.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1459,7 +1226,7 @@ def _tophat(input: Array, size: Any, footprint: Any, structure: Any,
     return _numpy_op("subtract", second, input, second.dtype)
 
 
-@docfiller
+@docfiller(result="white top-hat")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def white_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
                  structure: Any = None, output: Any = None,
@@ -1467,28 +1234,11 @@ def white_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
                  axes: Any = None) -> Array:
     """White top-hat: the input minus its grey opening.
 
-    In the output dtype (``uint8`` wraps around); boolean images use XOR.
+    %(tophat_dtype)s
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    output : array
-        The white top-hat.
+    %(returns_grey)s
 
     Examples
     --------
@@ -1502,7 +1252,7 @@ def white_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
                    origin, axes, True)
 
 
-@docfiller
+@docfiller(result="black top-hat")
 @ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
 def black_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
                  structure: Any = None, output: Any = None,
@@ -1510,28 +1260,11 @@ def black_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
                  axes: Any = None) -> Array:
     """Black top-hat: the grey closing minus the input.
 
-    In the output dtype (``uint8`` wraps around); boolean images use XOR.
+    %(tophat_dtype)s
 
-    Parameters
-    ----------
-    %(input)s
-    size : int or sequence of int, optional
-        Shape of a flat, full structuring element. Optional when
-        `footprint` or `structure` is given.
-    footprint : array_like, optional
-        The samples (non-zero) of a flat structuring element.
-    structure : array_like, optional
-        A non-flat structuring element.
-    %(output)s
-    %(mode_multiple)s
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(parameters_grey)s
 
-    Returns
-    -------
-    black_tophat : array
-        The black top-hat.
+    %(returns_grey)s
 
     Examples
     --------

@@ -454,116 +454,35 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
                               out_dtype=out)
 
 
-@docfiller
+@docfiller(title="Minimum", example="2, 0, 0, 0, 1, 1, 0, 0")
 @ndimage_function("input")
 def minimum_filter1d(input: ArrayLike, size: int, axis: int = -1,
                      output: Any = None, mode: str = "reflect",
                      cval: Any = 0.0, origin: int = 0) -> Array:
-    """Minimum of `size` consecutive samples along one axis.
-
-    Parameters
-    ----------
-    %(input)s
-    %(size_1d)s
-    %(axis)s
-    %(output)s
-    %(mode)s
-    %(cval)s
-    %(origin)s
-
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
-
-    Notes
-    -----
-    ``ceil(log2(size))`` comparisons per sample, exact for every dtype.
-
-    Examples
-    --------
-    >>> from jaxndimage import minimum_filter1d
-    >>> minimum_filter1d([2, 8, 0, 4, 1, 9, 9, 0], size=3)
-    array([2, 0, 0, 0, 1, 1, 0, 0])
-    """
+    """%(extreme_filter1d_doc)s"""
     return _extreme_filter1d(input, size, axis, output, mode, cval, origin,
                              True)
 
 
-@docfiller
+@docfiller(title="Maximum", example="8, 8, 8, 4, 9, 9, 9, 9")
 @ndimage_function("input")
 def maximum_filter1d(input: ArrayLike, size: int, axis: int = -1,
                      output: Any = None, mode: str = "reflect",
                      cval: Any = 0.0, origin: int = 0) -> Array:
-    """Maximum of `size` consecutive samples along one axis.
-
-    Parameters
-    ----------
-    %(input)s
-    %(size_1d)s
-    %(axis)s
-    %(output)s
-    %(mode)s
-    %(cval)s
-    %(origin)s
-
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
-
-    Notes
-    -----
-    ``ceil(log2(size))`` comparisons per sample, exact for every dtype.
-
-    Examples
-    --------
-    >>> from jaxndimage import maximum_filter1d
-    >>> maximum_filter1d([2, 8, 0, 4, 1, 9, 9, 0], size=3)
-    array([8, 8, 8, 4, 9, 9, 9, 9])
-    """
+    """%(extreme_filter1d_doc)s"""
     return _extreme_filter1d(input, size, axis, output, mode, cval, origin,
                              False)
 
 
-@docfiller
+@docfiller(kind="minimum", example="""\
+array([[5, 3, 3],
+       [1, 1, 3],
+       [1, 1, 2]])""")
 @ndimage_function("input", "footprint")
 def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                    output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
                    origin: Any = 0, *, axes: Any = None) -> Array:
-    """Multidimensional minimum filter.
-
-    Parameters
-    ----------
-    %(input)s
-    %(size_footprint)s
-    %(output)s
-    %(mode_multiple)s
-        A sequence of modes needs a rectangular window.
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
-
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
-
-    Notes
-    -----
-    Rectangular windows are separable (one 1-D pass per axis); other
-    footprints are decomposed into runs along the last axis. The result for
-    windows holding NaN is not specified (NaN propagates here).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import minimum_filter
-    >>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
-    >>> minimum_filter(a, size=2)
-    array([[5, 3, 3],
-           [1, 1, 3],
-           [1, 1, 2]])
+    """%(extreme_filter_doc)s
     >>> minimum_filter(a, footprint=[[0, 1], [1, 0]], mode='nearest')
     array([[5, 3, 3],
            [1, 1, 8],
@@ -573,46 +492,15 @@ def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                               cval, origin, True, axes)
 
 
-@docfiller
+@docfiller(kind="maximum", example="""\
+array([[5, 5, 8],
+       [5, 9, 9],
+       [7, 9, 9]])""")
 @ndimage_function("input", "footprint")
 def maximum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                    output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
                    origin: Any = 0, *, axes: Any = None) -> Array:
-    """Multidimensional maximum filter.
-
-    Parameters
-    ----------
-    %(input)s
-    %(size_footprint)s
-    %(output)s
-    %(mode_multiple)s
-        A sequence of modes needs a rectangular window.
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
-
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
-
-    Notes
-    -----
-    Rectangular windows are separable (one 1-D pass per axis, each
-    ``ceil(log2(size))`` comparisons per sample); other footprints are
-    decomposed into runs along the last axis. The result for windows holding
-    NaN is not specified (NaN propagates here).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import maximum_filter
-    >>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
-    >>> maximum_filter(a, size=2)
-    array([[5, 5, 8],
-           [5, 9, 9],
-           [7, 9, 9]])
-    """
+    """%(extreme_filter_doc)s"""
     return _min_or_max_filter(input, size, footprint, output, mode,
                               cval, origin, False, axes)
 
@@ -674,7 +562,7 @@ def _float16_reaches_c(input) -> bool:
     return input.ndim > 1 and input.size > 0
 
 
-@docfiller
+@docfiller(parameter="rank")
 @ndimage_function("input", "footprint",
                   reject_float16=_float16_reaches_c)
 def rank_filter(input: ArrayLike, rank: int, size: Any = None,
@@ -689,24 +577,11 @@ def rank_filter(input: ArrayLike, rank: int, size: Any = None,
     %(input)s
     rank : int
         Rank of the value to keep: 0 is the minimum, -1 the maximum.
-    %(size_footprint)s
-    %(output)s
-    %(mode_multiple)s
-        A sequence of modes is only accepted when the rank makes this a
-        minimum or maximum filter over a rectangular window.
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(rank_window)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
-    Notes
-    -----
-    Windows of up to 64 samples select with a pruned comparator network,
-    larger ones sort. The result for windows holding NaN is not specified.
+    %(notes_rank_filter)s
 
     Examples
     --------
@@ -738,20 +613,11 @@ def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
     %(output)s
     %(mode_multiple)s
         A sequence of modes is only accepted for a window of one sample.
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(cval_origin_axes)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
-    Notes
-    -----
-    Windows of up to 64 samples select with a pruned comparator network
-    that XLA fuses into one loop; larger ones sort. The result for windows
-    holding NaN is not specified.
+    %(notes_rank_filter)s
 
     Examples
     --------
@@ -767,7 +633,7 @@ def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                         "median", axes)
 
 
-@docfiller
+@docfiller(parameter="percentile")
 @ndimage_function("input", "footprint",
                   reject_float16=_float16_reaches_c)
 def percentile_filter(input: ArrayLike, percentile: float, size: Any = None,
@@ -785,19 +651,9 @@ def percentile_filter(input: ArrayLike, percentile: float, size: Any = None,
     percentile : scalar
         Between -100 and 100; negative values count from 100 down
         (``-20`` is ``80``).
-    %(size_footprint)s
-    %(output)s
-    %(mode_multiple)s
-        A sequence of modes is only accepted when the percentile makes this
-        a minimum or maximum filter over a rectangular window.
-    %(cval)s
-    %(origin_multiple)s
-    %(axes)s
+    %(rank_window)s
 
-    Returns
-    -------
-    result : array
-        Filtered array of the shape of `input`.
+    %(returns_filtered)s
 
     Examples
     --------

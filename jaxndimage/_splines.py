@@ -182,21 +182,12 @@ def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
     Parameters
     ----------
     %(input)s
-    order : int, optional
-        Order of the spline, 0 to 5. Default is 3. Orders 0 and 1 return a
-        copy of `input`.
+    %(spline_order)s
+        Orders 0 and 1 return a copy of `input`.
     %(axis)s
-    output : array or dtype, optional
-        dtype of the result (default float64; float32 when JAX's x64 mode
-        is off), or for non-JAX input an array to write it into.
-    mode : str, optional
-        The boundary condition the coefficients are exact for, as in
-        `map_coordinates`. Default is 'mirror'.
+    %(spline_output_mode)s
 
-    Returns
-    -------
-    spline_filter1d : array
-        The coefficients, of the shape of `input`.
+    %(returns_spline_coefficients)s
 
     Notes
     -----
@@ -243,17 +234,9 @@ def spline_filter(input: ArrayLike, order: int = 3, output: Any = np.float64,
     %(input)s
     order : int, optional
         Order of the spline, 2 to 5. Default is 3.
-    output : array or dtype, optional
-        dtype of the result (default float64; float32 when JAX's x64 mode
-        is off), or for non-JAX input an array to write it into.
-    mode : str, optional
-        The boundary condition the coefficients are exact for, as in
-        `map_coordinates`. Default is 'mirror'.
+    %(spline_output_mode)s
 
-    Returns
-    -------
-    spline_filter : array
-        The coefficients, of the shape of `input`.
+    %(returns_spline_coefficients)s
 
     Examples
     --------
