@@ -29,6 +29,7 @@ from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
     check_mode,
     check_modes,
+    window_passes,
 )
 from jaxndimage._support import (
     as_int,
@@ -1168,11 +1169,6 @@ def uniform_filter(input: ArrayLike, size: Any = 3, output: Any = None,
     sizes = normalize_sequence(size, rank, "size")
     origins = normalize_sequence(origin, rank, "origin")
     modes = normalize_sequence(mode, rank, "mode")
-    passes = []
-    for axis, size, origin, mode in zip(axes, sizes, origins, modes):
-        if size > 1:
-            size = int(size)
-            passes.append((axis, size, check_origin(origin, size),
-                           check_mode(mode)))
+    passes = window_passes(axes, sizes, origins, modes)
     axes, sizes, origins, modes = zip(*passes) if passes else ((),) * 4
     return _uniform(input, sizes, origins, modes, axes, cval, out)

@@ -133,6 +133,15 @@ class _Bound:
         return isinstance(other, _Bound) and self._key == other._key
 
 
+def _traced(kernel: Callable[[], Array]) -> Array | None:
+    """``kernel()``, whose trace calls a user's callable; None when that
+    trace needs concrete values (the module docstring's rule)."""
+    try:
+        return kernel()
+    except (*_NEEDS_VALUES, _LineAttributeError):
+        return None
+
+
 def _hashable(value: Any) -> bool:
     try:
         hash(value)
@@ -279,12 +288,12 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
 
     if not is_low_level_callable(function):
         bound = _Bound(function, extra_arguments, extra_keywords)
-        try:
-            return _generic_kernel(input, cval, bound.arrays, function=bound,
-                                   pattern=Pattern.of(footprint),
-                                   origins=origins, mode=mode, out_dtype=out)
-        except _NEEDS_VALUES:
-            pass  # the module docstring's rule: run it as SciPy does
+        result = _traced(partial(
+            _generic_kernel, input, cval, bound.arrays, function=bound,
+            pattern=Pattern.of(footprint), origins=origins, mode=mode,
+            out_dtype=out))
+        if result is not None:
+            return result
     return _scipy_c_loop("generic_filter", host_array(input, "generic_filter"),
                          function, (np.ascontiguousarray(footprint),), out,
                          mode, cval, list(origins), extra_arguments,
@@ -455,13 +464,12 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
 
     if not is_low_level_callable(function):
         bound = _Bound(function, extra_arguments, extra_keywords)
-        try:
-            return _generic1d_kernel(input, cval, bound.arrays,
-                                     function=bound, size=filter_size,
-                                     axis=axis, mode=mode, origin=origin,
-                                     out_dtype=out)
-        except (*_NEEDS_VALUES, _LineAttributeError):
-            pass  # the module docstring's rule: run it as SciPy does
+        result = _traced(partial(
+            _generic1d_kernel, input, cval, bound.arrays, function=bound,
+            size=filter_size, axis=axis, mode=mode, origin=origin,
+            out_dtype=out))
+        if result is not None:
+            return result
     return _scipy_c_loop("generic_filter1d",
                          host_array(input, "generic_filter1d"), function,
                          (filter_size, axis), out, mode, cval, origin,
@@ -719,10 +727,7 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
             else jnp.asarray(cval)
         result = None
         if caller_namespace() is None:  # the module docstring's rule
-            try:
-                result = kernel(input, cval)
-            except _NEEDS_VALUES:
-                pass
+            result = _traced(partial(kernel, input, cval))
         if result is None:
             values = host_array(input, "vectorized_filter")
             result = jnp.asarray(_vectorized_numpy(

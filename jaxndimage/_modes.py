@@ -18,13 +18,14 @@ padding SciPy applies first for ``nearest`` and ``grid-constant``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxndimage._support import normalize_sequence
+from jaxndimage._support import check_origin, normalize_sequence
 
 __all__ = [
     "FILTER_EXTENSION",
@@ -66,6 +67,20 @@ def check_mode(mode: Any, name: str = "mode") -> str:
 def check_modes(mode: Any, rank: int, name: str = "mode") -> list[str]:
     """Normalise a mode or per-axis sequence of modes to ``rank`` modes."""
     return [check_mode(m, name) for m in normalize_sequence(mode, rank, name)]
+
+
+def window_passes(axes: Iterable[int], sizes: Iterable[Any],
+                  origins: Iterable[Any], modes: Iterable[Any]
+                  ) -> list[tuple[int, int, int, str]]:
+    """The 1-D passes of a separable window filter: ``(axis, size, origin,
+    mode)`` for each axis whose window is longer than one, validated."""
+    passes = []
+    for axis, size, origin, mode in zip(axes, sizes, origins, modes):
+        if size > 1:
+            size = int(size)
+            passes.append((axis, size, check_origin(origin, size),
+                           check_mode(mode)))
+    return passes
 
 
 def extend_indices(indices: np.ndarray, size: int, mode: str) -> np.ndarray:

@@ -35,7 +35,7 @@ from jaxndimage._canvas import ExactGrid, Margins, shape_generic
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
-from jaxndimage._modes import FILTER_EXTENSION, check_mode
+from jaxndimage._modes import FILTER_EXTENSION, check_mode, window_passes
 from jaxndimage._support import (
     as_int,
     check_axes,
@@ -374,12 +374,7 @@ def _is_mode_sequence(mode: Any) -> bool:
 
 def _extreme_separable_shell(input: Array, sizes, origins, modes, axes,
                              cval: Any, out: np.dtype, minimum: bool) -> Array:
-    passes = []
-    for axis, size, origin, mode in zip(axes, sizes, origins, modes):
-        if size > 1:
-            size = int(size)
-            passes.append((axis, size, check_origin(origin, size),
-                           check_mode(mode)))
+    passes = window_passes(axes, sizes, origins, modes)
     if input.size == 0:
         return jnp.zeros(input.shape, out)
     if not passes:
