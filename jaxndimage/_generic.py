@@ -10,7 +10,8 @@ program, so new values compile nothing.
 
 If that trace fails because the callable needs concrete values -- it raises
 one of `_NEEDS_VALUES`: it calls ``float`` or ``np.asarray`` on its argument,
-branches on a value, indexes with a boolean mask -- the callable runs on the
+branches on a value, indexes with a boolean mask -- or because it returns
+another library's array (it computes with dask or torch), the callable runs on the
 host exactly as SciPy runs it: ``generic_filter`` and ``generic_filter1d``
 through SciPy's own per-window C driver, ``vectorized_filter`` through numpy
 window views (or the caller's array type: a torch caller's callable gets
@@ -123,8 +124,17 @@ class _Bound:
                   (leaf.value if isinstance(leaf, _Identity) else leaf)
                   for leaf, is_array in zip(self._static, self._is_array)]
         args, kwargs = jax.tree.unflatten(self._tree, leaves)
-        return lambda *values, **more: self.function(*values, *args,
-                                                     **kwargs, **more)
+
+        def call(*values: Any, **more: Any) -> Any:
+            result = self.function(*values, *args, **kwargs, **more)
+            if hasattr(result, "shape") and not isinstance(
+                    result, jax.Array | np.ndarray | np.generic):
+                raise _ForeignResult(
+                    f"the callable returned a {type(result).__name__}, "
+                    "not a JAX value")
+            return result
+
+        return call
 
     def __hash__(self) -> int:
         return hash(self._key)
@@ -138,7 +148,7 @@ def _traced(kernel: Callable[[], Array]) -> Array | None:
     trace needs concrete values (the module docstring's rule)."""
     try:
         return kernel()
-    except (*_NEEDS_VALUES, _LineAttributeError):
+    except (*_NEEDS_VALUES, _LineAttributeError, _ForeignResult):
         return None
 
 
@@ -375,6 +385,12 @@ class _OutputLine:
     def __getattr__(self, name: str):
         raise _LineAttributeError(
             f"generic_filter1d's traced output line has no {name!r}")
+
+
+class _ForeignResult(TypeError):
+    """A traced callable returned another library's array (it computes with
+    that library, e.g. dask's functions): it runs on host arrays, as SciPy
+    runs it."""
 
 
 class _LineAttributeError(AttributeError):
