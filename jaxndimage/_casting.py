@@ -1,9 +1,13 @@
 """SciPy's casting of floating-point results to the output dtype.
 
 SciPy's C filters compute in double and store with a C cast, which truncates
-toward zero and wraps out-of-range values instead of saturating (on the
-platforms SciPy ships for).  JAX's ``astype`` saturates, so integer outputs go
-through :func:`cast_like_c`, which reproduces the C behaviour.
+toward zero.  An out-of-range value is undefined behaviour in C, and the
+platforms differ: SciPy's x86-64 builds (``cvttsd2si``) give INT_MIN of a
+32- or 64-bit register, which narrower types then wrap; its arm64 builds
+saturate.  JAX's ``astype`` saturates.  :func:`cast_like_c` reproduces the
+x86-64 behaviour on every platform, so on arm64 jaxndimage differs from the
+local SciPy for out-of-range values only (the casting test is skipped
+there).
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """Dispatch: what goes in comes out, output=, layouts, and no side effects."""
 
+import platform
+
 import array_api_strict
 import jax
 import jax.numpy as jnp
@@ -171,11 +173,16 @@ def test_jax_float16_is_computed_in_float32():
                                atol=2e-3)
 
 
+@pytest.mark.skipif(
+    platform.machine().lower() not in ("x86_64", "amd64"),
+    reason="cast_like_c matches SciPy's x86-64 builds; arm64 builds saturate "
+           "out-of-range casts")
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16,
                                    np.int32, np.uint32, np.int64, np.uint64,
                                    np.bool_])
 def test_integer_outputs_follow_scipy_casting(dtype):
-    # Negative and out-of-range intermediate values wrap exactly as SciPy's C.
+    # Negative and out-of-range intermediate values wrap exactly as the C
+    # casts of SciPy's x86-64 builds.
     image = np.array([[3, 250, 7, 0], [100, 1, 255, 9]], dtype=np.uint8)
     for func, args in [("sobel", (0,)), ("laplace", ()),
                        ("gaussian_filter", (1.0,)),
