@@ -54,8 +54,9 @@ import numpy as np
 
 __all__ = ["KernelCache", "cache_dir", "cache_enabled", "cached_jit", "stats"]
 
-#: Counters of this process: programs compiled, loaded from disk, failures.
-stats: dict[str, int] = {"compiled": 0, "loaded": 0, "errors": 0}
+#: Counters of this process: programs compiled, loaded from disk, stored
+#: on disk, failures.
+stats: dict[str, int] = {"compiled": 0, "loaded": 0, "stored": 0, "errors": 0}
 
 
 def cache_dir() -> Path:
@@ -91,11 +92,16 @@ def _max_bytes() -> int:
 
 def _type_key(value: Any) -> Any:
     """What a compiled program depends on in an argument."""
-    if isinstance(value, jax.Array | np.ndarray):
+    if isinstance(value, jax.Array | np.ndarray | np.generic):
         return (value.shape, value.dtype, getattr(value, "weak_type", False))
-    if isinstance(value, tuple | list):
-        return tuple(_type_key(v) for v in value)
-    return type(value)
+    if type(value) in (tuple, list):
+        return (type(value), *(_type_key(v) for v in value))
+    if value is None or isinstance(value, bool | int | float | complex):
+        return type(value)
+    leaves, tree = jax.tree.flatten(value)
+    if len(leaves) == 1 and leaves[0] is value:  # a leaf of another type
+        return type(value)
+    return tree, tuple(_type_key(leaf) for leaf in leaves)  # a pytree node
 
 
 @functools.cache
@@ -116,8 +122,8 @@ def _plain(value: Any) -> bool:
     """True for static arguments whose repr is the same in every process."""
     if isinstance(value, tuple | list):
         return all(_plain(v) for v in value)
-    return value is None or isinstance(value, str | int | float | bool
-                                       | np.dtype)
+    return value is None or isinstance(value, str | bytes | int | float
+                                       | bool | np.dtype)
 
 
 def _entry_name(jitted: Any, args: tuple, static: dict,
@@ -170,8 +176,9 @@ def _load(path: Path) -> Any | None:
     return compiled
 
 
-def _evict(directory: Path, budget: int) -> None:
-    """Delete the least recently used entries until ``directory`` fits."""
+def _evict(directory: Path, budget: int) -> int:
+    """Delete the least recently used entries until ``directory`` fits;
+    the size left."""
     entries = sorted(directory.glob("*.bin"), key=lambda p: p.stat().st_mtime)
     total = sum(p.stat().st_size for p in entries)
     for path in entries:
@@ -179,6 +186,14 @@ def _evict(directory: Path, budget: int) -> None:
             break
         total -= path.stat().st_size
         path.unlink(missing_ok=True)
+    return total
+
+
+#: Bytes this process believes each directory holds.  Other processes
+#: write too, so a directory is recounted every `_RECOUNT` stores as well as
+#: whenever its estimate exceeds the budget.
+_estimates: dict[Path, int] = {}
+_RECOUNT = 64
 
 
 def _store(path: Path, compiled: Any) -> None:
@@ -186,12 +201,20 @@ def _store(path: Path, compiled: Any) -> None:
 
     try:
         data = pickle.dumps(serialize_executable.serialize(compiled))
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        directory = path.parent
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
         with os.fdopen(handle, "wb") as file:
             file.write(data)
         os.replace(temporary, path)
-        _evict(path.parent, _max_bytes())
+        stats["stored"] += 1
+        estimate = _estimates.get(directory)
+        budget = _max_bytes()
+        if (estimate is None or estimate + len(data) > budget
+                or stats["stored"] % _RECOUNT == 0):
+            _estimates[directory] = _evict(directory, budget)
+        else:
+            _estimates[directory] = estimate + len(data)
     except Exception:  # noqa: BLE001 (a full disk must not break a filter)
         stats["errors"] += 1
 

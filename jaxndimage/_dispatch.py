@@ -78,10 +78,24 @@ def to_jax(value: Any) -> jax.Array:
     if (array.flags.c_contiguous and array.size and array.dtype != object
             and array.ctypes.data % XLA_ALIGNMENT == 0):
         try:
-            return jax.dlpack.from_dlpack(array)
+            return jax.dlpack.from_dlpack(_c_strides(array))
         except (TypeError, RuntimeError, BufferError, ValueError):
             pass
     return jax.device_put(np.asarray(array, order="C"))
+
+
+def _c_strides(array: np.ndarray) -> np.ndarray:
+    """``array`` (C-contiguous) with the strides of a fresh C array.
+
+    numpy leaves the stride of a length-1 axis arbitrary; DLPack hands it
+    to XLA, which reads it as a permuted layout that compiled programs,
+    built for the default layout, refuse.
+    """
+    strides = np.cumprod((*array.shape[1:], 1)[::-1])[::-1] * array.itemsize
+    if tuple(strides) == array.strides:
+        return array
+    return np.lib.stride_tricks.as_strided(
+        array, strides=tuple(strides), writeable=array.flags.writeable)
 
 
 class _HostBuffer:

@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import functools
 import math
-from functools import partial
 from typing import Any
 
 import jax
@@ -79,6 +78,7 @@ import numpy as np
 from jax import lax
 
 from jaxndimage import _distributed
+from jaxndimage._cache import cached_jit
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
@@ -437,7 +437,7 @@ def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
     return out
 
 
-@partial(jax.jit, static_argnames=("dtype",))
+@cached_jit(static_argnames=("dtype",))
 def _edt_kernel(input: Array, sampling: Array | None, *,
                 dtype: np.dtype) -> Array:
     """Feature transform: ``(ndim,) + shape`` int32."""
@@ -452,7 +452,7 @@ def _edt_kernel(input: Array, sampling: Array | None, *,
     return jnp.stack(features)
 
 
-@partial(jax.jit, static_argnames=("dtype",))
+@cached_jit(static_argnames=("dtype",))
 def _feature_distances(features: Array, sampling: Array | None, *,
                        dtype: np.dtype) -> Array:
     squared = _squared_sum(list(features), sampling, dtype)
@@ -535,7 +535,7 @@ def _raster_pass(d: Array, f: Array | None,
     return level(0, d, f)
 
 
-@partial(jax.jit, static_argnames=("offsets", "features"))
+@cached_jit(static_argnames=("offsets", "features"))
 def _cdt_kernel(input: Array, *, offsets: tuple[tuple[int, ...], ...],
                 features: bool) -> tuple[Array, Array | None]:
     """SciPy's two chamfer passes; distances (-1 unreached) and flat
@@ -563,7 +563,7 @@ def _min3(x: Array, axes: range) -> Array:
     return x
 
 
-@partial(jax.jit, static_argnames=("chessboard",))
+@cached_jit(static_argnames=("chessboard",))
 def _cdt_separable(input: Array, *, chessboard: bool) -> Array:
     """Exact chessboard or taxicab distances (what SciPy's passes give for
     those structures), -1 where there is no background."""
@@ -645,7 +645,7 @@ def _border(foreground: Array) -> Array:
     return grown & ~foreground
 
 
-@partial(jax.jit, static_argnames=("metric", "dtype"))
+@cached_jit(static_argnames=("metric", "dtype"))
 def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
                metric: int, dtype: np.dtype) -> tuple[Array, Array]:
     """Distances and flat feature indices by comparing every element with

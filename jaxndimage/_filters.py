@@ -13,7 +13,6 @@ every pass, as SciPy does; the passes of one call are fused into one program.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -22,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import ExactGrid, Margins, pointwise, shape_generic
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
@@ -347,7 +347,7 @@ def _correlate_nd_kernel(x: Array, weights: Array, cval: Any, *, grid: Any,
     return cast_like_c(grid.crop(total, x.shape), out_dtype)
 
 
-@functools.partial(jax.jit, static_argnames=("mode", "origins", "out_dtype"))
+@cached_jit(static_argnames=("mode", "origins", "out_dtype"))
 def _correlate_nd_conv(x: Array, weights: Array, cval: Any, *, mode: str,
                        origins: tuple[int, ...], out_dtype: np.dtype) -> Array:
     dtype = compute_dtype(x.dtype)

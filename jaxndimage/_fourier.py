@@ -13,13 +13,13 @@ differentiated.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxndimage._cache import cached_jit
 from jaxndimage._casting import compute_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
 from jaxndimage._docstrings import docfiller
@@ -131,7 +131,7 @@ def _sinc(x: Array) -> Array:
     return jnp.where(x == 0, 1.0, jnp.sin(safe) / safe)
 
 
-@partial(jax.jit, static_argnames=("kind", "n", "axis", "dtype", "out_dtype"))
+@cached_jit(static_argnames=("kind", "n", "axis", "dtype", "out_dtype"))
 def _fourier_filter(x: Array, parameters: Array, *, kind: str, n: int,
                     axis: int, dtype: np.dtype, out_dtype: np.dtype) -> Array:
     ndim = x.ndim
@@ -182,7 +182,7 @@ def _fourier_filter(x: Array, parameters: Array, *, kind: str, n: int,
     return _multiply(x, factor, dtype, out_dtype)
 
 
-@partial(jax.jit, static_argnames=("n", "axis", "dtype", "out_dtype"))
+@cached_jit(static_argnames=("n", "axis", "dtype", "out_dtype"))
 def _fourier_shift(x: Array, shifts: Array, *, n: int, axis: int,
                    dtype: np.dtype, out_dtype: np.dtype) -> Array:
     frequencies = _frequencies(x.shape, n, axis)

@@ -35,6 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import Margins, shape_generic
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import (
@@ -407,8 +408,8 @@ def _line_function(function: Callable, length: int):
     return apply
 
 
-@partial(jax.jit, static_argnames=("function", "size", "axis", "mode",
-                                   "origin", "out_dtype"))
+@cached_jit(static_argnames=("function", "size", "axis", "mode",
+                             "origin", "out_dtype"))
 def _generic1d_kernel(x: Array, cval: Any, extra: tuple[Array, ...], *,
                       function: _Bound, size: int,
                       axis: int, mode: str, origin: int,
@@ -550,8 +551,8 @@ def _apply_in_batches(padded, size, mask, n_batch: int, rows: int, call, xp):
     return parts[0] if len(parts) == 1 else xp.concatenate(parts, 0)
 
 
-@partial(jax.jit, static_argnames=("function", "size", "pattern", "origins",
-                                   "mode", "n_batch", "rows"))
+@cached_jit(static_argnames=("function", "size", "pattern", "origins",
+                             "mode", "n_batch", "rows"))
 def _vectorized_kernel(x: Array, cval: Any, *, function: _Bound,
                        size: tuple[int, ...], pattern: Pattern | None,
                        origins: tuple[int, ...], mode: str, n_batch: int,

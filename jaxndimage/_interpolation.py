@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxndimage._cache import KernelCache
+from jaxndimage._cache import KernelCache, cached_jit
 from jaxndimage._canvas import BUCKETS, bucket_length, concrete_on_cpu, flat_bucket
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import host_array, ndimage_function
@@ -299,7 +299,7 @@ def _interpolate_separable(c: Array, coordinates: Sequence[Array],
     return c
 
 
-@partial(jax.jit, static_argnames=("order", "mode"))
+@cached_jit(static_argnames=("order", "mode"))
 def _filtered(x: Array, cval: Any, *, order: int, mode: str) -> Array:
     return lax.optimization_barrier(
         spline_coefficients(x, order, mode, cval, True)[0])
@@ -332,7 +332,7 @@ def _points(c: Array, coordinates: Array | _GridSums, cval: Any,
 _POINTS_STATIC = ("npad", "order", "mode", "dtype", "out_dtype")
 
 
-@partial(jax.jit, static_argnames=_POINTS_STATIC)
+@cached_jit(static_argnames=_POINTS_STATIC)
 def _points_exact(c: Array, coordinates: Array | _GridSums, cval: Any,
                   **static: Any) -> Array:
     return _points(c, coordinates, cval, None, **static)
@@ -401,7 +401,7 @@ def _output_grid(shape: tuple[int, ...]) -> list[Array]:
     return [jnp.arange(n, dtype=_coordinate_dtype()) for n in shape]
 
 
-@partial(jax.jit, static_argnames=("out_shape",))
+@cached_jit(static_argnames=("out_shape",))
 def _affine_coordinates(matrix: Array, offset: Array, *,
                         out_shape: tuple[int, ...]) -> Array:
     """``offset + matrix @ o`` for every output point ``o``.
@@ -480,8 +480,8 @@ def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
                        prefilter=prefilter, out_dtype=out_dtype)
 
 
-@partial(jax.jit, static_argnames=("out_shape", "npad", "order", "mode",
-                                   "grid_mode", "dtype", "out_dtype"))
+@cached_jit(static_argnames=("out_shape", "npad", "order", "mode",
+                             "grid_mode", "dtype", "out_dtype"))
 def _grid_kernel(c: Array, zooms: Array | None, shifts: Array | None,
                  cval: Any, *, out_shape: tuple[int, ...], npad: int,
                  order: int, mode: str, grid_mode: bool, dtype: np.dtype,

@@ -36,7 +36,6 @@ from __future__ import annotations
 import operator
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 import jax
@@ -44,6 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import ExactGrid
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import ndimage_function
@@ -306,8 +306,8 @@ def _raster_pass(y: Array, passable: Array, above: tuple[int, ...],
     return lax.scan(row, first, (y, passable))[1]
 
 
-@partial(jax.jit, static_argnames=("pattern", "origins", "iterations",
-                                   "invert", "border", "out_dtype"))
+@cached_jit(static_argnames=("pattern", "origins", "iterations",
+                             "invert", "border", "out_dtype"))
 def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
             origins: tuple[int, ...], iterations: int, invert: bool,
             border: bool, out_dtype: np.dtype) -> Array:
@@ -909,8 +909,8 @@ def _structured_shell(input: Array, footprint: Any, structure: Any,
     return result
 
 
-@partial(jax.jit, static_argnames=("pattern", "origins", "mode", "minimum",
-                                   "out_dtype"))
+@cached_jit(static_argnames=("pattern", "origins", "mode", "minimum",
+                             "out_dtype"))
 def _structured(x: Array, weights: Array, cval: Any, *, pattern: Pattern,
                 origins: tuple[int, ...], mode: str, minimum: bool,
                 out_dtype: np.dtype) -> Array:

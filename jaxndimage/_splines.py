@@ -33,13 +33,14 @@ float64 inputs agree with SciPy to about 1e-14.
 
 from __future__ import annotations
 
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxndimage._cache import cached_jit
 from jaxndimage._casting import cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
@@ -124,7 +125,7 @@ def _filter_axis(x: Array, order: int, axis: int, extension: str) -> Array:
     return x
 
 
-@partial(jax.jit, static_argnames=("order", "axes", "mode", "out_dtype"))
+@cached_jit(static_argnames=("order", "axes", "mode", "out_dtype"))
 def _spline_filter(x: Array, *, order: int, axes: tuple[int, ...], mode: str,
                    out_dtype: np.dtype) -> Array:
     extension = INTERPOLATION[mode].prefilter

@@ -143,3 +143,25 @@ def test_filters_work_under_disable_jit(cache_dir):
     np.testing.assert_allclose(sobel, expected_sobel, rtol=1e-6)
     np.testing.assert_array_equal(median, expected_median)
     assert set(cache_dir.iterdir()) == entries  # nothing compiled
+
+
+def test_per_shape_kernels_are_cached_like_bucketed_ones(cache_dir):
+    # A kernel compiled per shape (grey morphology with a non-flat
+    # structure) is kept in memory and on disk: a second call of the shape
+    # compiles nothing, a new shape does.
+    x = np.random.default_rng(2).random((13, 17))
+    structure = np.arange(9.0).reshape(3, 3)
+    jn.grey_dilation(x, structure=structure)
+    before = _cache.stats["compiled"]
+    jn.grey_dilation(x + 1, structure=structure)
+    assert _cache.stats["compiled"] == before
+    jn.grey_dilation(x[:12], structure=structure)
+    assert _cache.stats["compiled"] == before + 1
+    assert any(cache_dir.glob("*.bin"))
+
+
+def test_argument_types_of_pytree_nodes_and_numpy_scalars_key_a_program():
+    keys = {_cache._type_key(v) for v in (
+        np.float32(1), np.float64(1), 1.0, (jnp.zeros(2),), [jnp.zeros(2)],
+        {"a": jnp.zeros(2)}, {"a": jnp.zeros(3)})}
+    assert len(keys) == 7

@@ -206,3 +206,15 @@ def test_half_precision_jax_input_computes_in_float32(dtype, x64):
         expected = jn.gaussian_filter(x.astype(jnp.float32), 1.0)
         np.testing.assert_allclose(np.asarray(result, np.float32),
                                    np.asarray(expected), atol=1e-2)
+
+
+def test_any_stride_of_a_length_one_axis_is_accepted():
+    # numpy leaves the stride of a length-1 axis free; XLA must not read it
+    # as a permuted layout (compiled programs refuse those).
+    base = np.arange(49.0).reshape(7, 1, 7)
+    odd = np.lib.stride_tricks.as_strided(base, strides=(56, 8, 8))
+    assert odd.flags.c_contiguous
+    for x in (base, odd, base):
+        np.testing.assert_array_equal(
+            jn.grey_closing(x, size=(3, 1, 3)),
+            sp.grey_closing(base, size=(3, 1, 3)))
