@@ -1,4 +1,13 @@
-"""SciPy's casting of floating-point results to the output dtype.
+"""The dtype a kernel computes in, and SciPy's casting of its results.
+
+SciPy computes in double whatever the input.  Calls from host arrays
+(numpy and other non-JAX arrays) do the same: the dispatcher marks them
+(:func:`scipy_arithmetic`), and a function's plan asks
+:func:`arithmetic_dtype`, which is float64 there, and passes the answer to
+its kernels as a static argument.  JAX input computes in its own precision
+(:func:`compute_dtype`), float32 for float32, which is what a GPU is fast
+at.  Kernels never read the mark themselves: a traced program must depend
+only on its arguments.
 
 SciPy's C filters compute in double and store with a C cast, which truncates
 toward zero.  An out-of-range value is undefined behaviour in C, and the
@@ -12,11 +21,30 @@ there).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterator
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["cast_like_c", "compute_dtype"]
+__all__ = ["arithmetic_dtype", "cast_like_c", "compute_dtype",
+           "scipy_arithmetic"]
+
+_SCIPY_ARITHMETIC: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "jaxndimage_scipy_arithmetic", default=False)
+
+
+@contextlib.contextmanager
+def scipy_arithmetic() -> Iterator[None]:
+    """Within: the running public function was called with host arrays, and
+    computes in float64 as SciPy does (the dispatcher's x64 scope holds)."""
+    token = _SCIPY_ARITHMETIC.set(True)
+    try:
+        yield
+    finally:
+        _SCIPY_ARITHMETIC.reset(token)
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -32,6 +60,19 @@ def compute_dtype(dtype: np.dtype) -> np.dtype:
     if jnp.issubdtype(dtype, jnp.floating) and dtype.itemsize <= 4:
         return np.dtype(np.float32)
     return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
+
+
+def arithmetic_dtype(dtype: np.dtype) -> np.dtype:
+    """The real floating dtype to compute in for input of ``dtype``.
+
+    float64 for a call from host arrays (:func:`scipy_arithmetic`), as
+    SciPy computes; else :func:`compute_dtype`.  Planning code calls it,
+    outside any trace, and hands the result to kernels as a static
+    argument.
+    """
+    if _SCIPY_ARITHMETIC.get():
+        return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
+    return compute_dtype(dtype)
 
 
 def _int_dtype(bits: int) -> np.dtype:

@@ -33,6 +33,7 @@ import jax
 import numpy as np
 
 from jaxndimage import _distributed
+from jaxndimage._casting import scipy_arithmetic
 from jaxndimage._distributed import DepthRule
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
 
@@ -344,7 +345,8 @@ def ndimage_function(*array_params: str,
 
             namespace = _namespace_of(given)
             on_device = not all(_on_host(value) for value in given.values())
-            with jax.enable_x64(True), _calling_from(namespace):
+            with (jax.enable_x64(True), _calling_from(namespace),
+                  scipy_arithmetic()):
                 borrowed = set()
                 for name, value in given.items():
                     value = (_from_device(value) if not _on_host(value)

@@ -22,8 +22,8 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import ExactGrid, Margins, pointwise, shape_generic
-from jaxndimage._casting import cast_like_c, compute_dtype
+from jaxndimage._canvas import ExactGrid, Margins, concrete_on_cpu, pointwise, shape_generic
+from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
@@ -158,10 +158,11 @@ class _Pass(NamedTuple):
 
 
 def _run_passes(grid: Any, x: Array, passes: Sequence[_Pass], cval: Any,
-                out_dtype: np.dtype) -> Array:
-    """Run 1-D passes in turn, storing each in ``out_dtype`` as SciPy does."""
+                out_dtype: np.dtype, compute: np.dtype) -> Array:
+    """Run 1-D passes in turn, each computed in ``compute`` and stored in
+    ``out_dtype``, as SciPy does."""
     for index, p in enumerate(passes):
-        x = x.astype(compute_dtype(x.dtype))
+        x = x.astype(compute)
         shape = x.shape
         padded = _BARRIER(grid.pad(x, p.axis, p.before, p.after, p.mode,
                                    cval))
@@ -191,7 +192,8 @@ def _correlate_along(x: Array, weights: Array, cval: Any, axis: int,
     kernel and 0 otherwise.  ``x`` has a static shape (inside a kernel).
     """
     return _run_passes(ExactGrid(), x, [_correlate_pass(
-        weights, axis, mode, origin, symmetry)], cval, x.dtype)
+        weights, axis, mode, origin, symmetry)], cval, x.dtype,
+        compute_dtype(x.dtype))
 
 
 def _separable_margins(ndim: int, axes: tuple[int, ...],
@@ -213,7 +215,7 @@ def _correlate_separable_margins(ndim, *, axes, modes, origins, sizes,
 
 
 @shape_generic(("axes", "modes", "origins", "sizes", "symmetries",
-                "out_dtype"), _correlate_separable_margins)
+                "out_dtype", "compute"), _correlate_separable_margins)
 def _correlate_separable_kernel(x: Array, weights: tuple[Array, ...],
                                 cval: Any, *, grid: Any,
                                 axes: tuple[int, ...],
@@ -221,11 +223,12 @@ def _correlate_separable_kernel(x: Array, weights: tuple[Array, ...],
                                 origins: tuple[int, ...],
                                 sizes: tuple[int, ...],
                                 symmetries: tuple[int, ...],
-                                out_dtype: np.dtype) -> Array:
+                                out_dtype: np.dtype,
+                                compute: np.dtype) -> Array:
     passes = [_correlate_pass(w, a, m, o, s)
               for w, a, m, o, s in zip(weights, axes, modes, origins,
                                        symmetries)]
-    return _run_passes(grid, x, passes, cval, out_dtype)
+    return _run_passes(grid, x, passes, cval, out_dtype, compute)
 
 
 def _correlate_separable(x: Array, weights: tuple[Array, ...], cval: Any, *,
@@ -237,7 +240,8 @@ def _correlate_separable(x: Array, weights: tuple[Array, ...], cval: Any, *,
     return _correlate_separable_kernel(
         x, weights, cval, axes=axes, modes=modes, origins=origins,
         sizes=tuple(int(w.shape[0]) for w in weights),
-        symmetries=symmetries, out_dtype=out_dtype)
+        symmetries=symmetries, out_dtype=out_dtype,
+        compute=arithmetic_dtype(x.dtype))
 
 
 def _gaussian_kernel1d(sigma: Any, order: int, radius: int) -> Any:
@@ -302,17 +306,17 @@ def _uniform_margins(ndim, *, axes, sizes, origins, modes, **_) -> Margins:
                               sum(_window_steps(n) for n in sizes))
 
 
-@shape_generic(("axes", "sizes", "origins", "modes", "out_dtype"),
+@shape_generic(("axes", "sizes", "origins", "modes", "out_dtype", "compute"),
                _uniform_margins)
 def _uniform_separable(x: Array, cval: Any, *, grid: Any,
                        axes: tuple[int, ...], sizes: tuple[int, ...],
                        origins: tuple[int, ...], modes: tuple[str, ...],
-                       out_dtype: np.dtype) -> Array:
+                       out_dtype: np.dtype, compute: np.dtype) -> Array:
     passes = [_Pass(a, n // 2 + o, n - 1 - (n // 2 + o), m,
                     lambda grid, v, axis, n=n: _window_taps(
                         grid, v, n, axis) / n)
               for a, n, o, m in zip(axes, sizes, origins, modes)]
-    return _run_passes(grid, x, passes, cval, out_dtype)
+    return _run_passes(grid, x, passes, cval, out_dtype, compute)
 
 
 #: Kernels with at most this many taps are applied by shift-and-add (one
@@ -328,14 +332,14 @@ def _window_margins(ndim, *, shape, origins, mode, **_) -> Margins:
     return Margins(lo, hi, (mode,) * ndim)
 
 
-@shape_generic(("shape", "mode", "origins", "out_dtype"), _window_margins)
+@shape_generic(("shape", "mode", "origins", "out_dtype", "compute"),
+               _window_margins)
 def _correlate_nd_kernel(x: Array, weights: Array, cval: Any, *, grid: Any,
                          shape: tuple[int, ...], mode: str,
-                         origins: tuple[int, ...],
-                         out_dtype: np.dtype) -> Array:
-    dtype = compute_dtype(x.dtype)
-    x = x.astype(dtype)
-    weights = _BARRIER(weights.astype(dtype))
+                         origins: tuple[int, ...], out_dtype: np.dtype,
+                         compute: np.dtype) -> Array:
+    x = x.astype(compute)
+    weights = _BARRIER(weights.astype(compute))
     margins = _window_margins(len(shape), shape=shape, origins=origins,
                               mode=mode)
     padded = _BARRIER(grid.pad_all(x, margins.lo, margins.hi, margins.modes,
@@ -347,11 +351,11 @@ def _correlate_nd_kernel(x: Array, weights: Array, cval: Any, *, grid: Any,
     return cast_like_c(grid.crop(total, x.shape), out_dtype)
 
 
-@cached_jit(static_argnames=("mode", "origins", "out_dtype"))
+@cached_jit(static_argnames=("mode", "origins", "out_dtype", "compute"))
 def _correlate_nd_conv(x: Array, weights: Array, cval: Any, *, mode: str,
-                       origins: tuple[int, ...], out_dtype: np.dtype) -> Array:
-    dtype = compute_dtype(x.dtype)
-    x, weights = x.astype(dtype), weights.astype(dtype)
+                       origins: tuple[int, ...], out_dtype: np.dtype,
+                       compute: np.dtype) -> Array:
+    x, weights = x.astype(compute), weights.astype(compute)
     margins = _window_margins(x.ndim, shape=weights.shape, origins=origins,
                               mode=mode)
     x = ExactGrid().pad_all(x, margins.lo, margins.hi, margins.modes, cval)
@@ -364,15 +368,18 @@ def _correlate_nd_conv(x: Array, weights: Array, cval: Any, *, mode: str,
 def _correlate_nd(x: Array, weights: Array, cval: Any, *, mode: str,
                   origins: tuple[int, ...], out_dtype: np.dtype) -> Array:
     """Correlate ``x`` with n-D ``weights`` (the same rank as ``x``)."""
+    compute = arithmetic_dtype(x.dtype)
     if x.ndim == 0:
-        dtype = compute_dtype(x.dtype)
-        return cast_like_c(x.astype(dtype) * weights.astype(dtype), out_dtype)
+        return cast_like_c(x.astype(compute) * weights.astype(compute),
+                           out_dtype)
     if weights.size > _MAX_SHIFT_ADD_TAPS:
         return _correlate_nd_conv(x, weights, cval, mode=mode,
-                                  origins=origins, out_dtype=out_dtype)
+                                  origins=origins, out_dtype=out_dtype,
+                                  compute=compute)
     return _correlate_nd_kernel(x, weights, cval,
                                 shape=tuple(weights.shape), mode=mode,
-                                origins=origins, out_dtype=out_dtype)
+                                origins=origins, out_dtype=out_dtype,
+                                compute=compute)
 
 
 # --------------------------------------------------------------------------
@@ -442,10 +449,10 @@ def _via_real_components(apply: Callable, input: Array, weights: Array | None,
 
 
 def _filter_weights(weights: ArrayLike, input: Array) -> Array:
-    """Weights as a JAX array of the input's compute precision."""
+    """Weights as a JAX array of the precision the filter computes in."""
     weights = jnp.asarray(weights)
     if not _is_complex(weights):
-        weights = weights.astype(compute_dtype(input.dtype))
+        weights = weights.astype(arithmetic_dtype(input.dtype))
     return weights
 
 
@@ -993,6 +1000,12 @@ def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
         return cast_like_c(input, out)
     terms = _derivatives(derivative, input, out, mode, cval, axes,
                          extra_arguments, extra_keywords)
+    if all(concrete_on_cpu(term) for term in terms):
+        # XLA's CPU code contracts a * a + b * b into fused multiply-adds,
+        # which round once where SciPy (numpy) rounds each square: the sum
+        # of squares is formed by numpy, the square root (exact) by JAX.
+        squares = [np.square(np.asarray(term)) for term in terms]
+        return _sqrt_like_numpy(jnp.asarray(_sum(*squares)), out)
     return pointwise(_gradient_magnitude, *terms, out=out)
 
 
@@ -1013,7 +1026,7 @@ def _derivative_and_smoothing(input: Array, axis: int, output: Any,
     def apply(x, _, c, dtype):
         if x.size == 0:
             return _empty_result(x, dtype)
-        dtype_w = compute_dtype(x.dtype)
+        dtype_w = arithmetic_dtype(x.dtype)
         weights = (jnp.asarray([-1.0, 0.0, 1.0], dtype_w),) + tuple(
             jnp.asarray(smoothing, dtype_w) for _ in axes[1:])
         return _correlate_separable(
@@ -1096,7 +1109,8 @@ def _uniform(input: Array, sizes: Sequence[int], origins: Sequence[int],
         return cast_like_c(input, out)
     return _uniform_separable(input, cval, axes=tuple(axes),
                               sizes=tuple(sizes), origins=tuple(origins),
-                              modes=tuple(modes), out_dtype=out)
+                              modes=tuple(modes), out_dtype=out,
+                              compute=arithmetic_dtype(input.dtype))
 
 
 @docfiller

@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage._cache import cached_jit
-from jaxndimage._casting import compute_dtype
+from jaxndimage._casting import arithmetic_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
 from jaxndimage._docstrings import docfiller
 from jaxndimage._support import OutputArray, normalize_axis, normalize_sequence
@@ -246,7 +246,7 @@ def _filter(input, parameter, n, axis, output, kind, name):
     if input.size == 0:
         return jnp.zeros(input.shape, out)
     return _fourier_filter(input, parameters, kind=kind, n=int(n), axis=axis,
-                           dtype=compute_dtype(np.promote_types(input.dtype, out)),
+                           dtype=arithmetic_dtype(np.promote_types(input.dtype, out)),
                            out_dtype=out)
 
 
@@ -389,5 +389,5 @@ def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
     if input.size == 0:
         return jnp.zeros(input.shape, out)
     return _fourier_shift(input, shifts, n=int(n), axis=axis,
-                          dtype=compute_dtype(np.promote_types(input.dtype, out)),
+                          dtype=arithmetic_dtype(np.promote_types(input.dtype, out)),
                            out_dtype=out)

@@ -34,7 +34,7 @@ from jax import lax
 
 from jaxndimage._cache import KernelCache, cached_jit
 from jaxndimage._canvas import BUCKETS, bucket_length, concrete_on_cpu, flat_bucket
-from jaxndimage._casting import cast_like_c, compute_dtype
+from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
 from jaxndimage._dispatch import host_array, ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, fold_indices, map_coordinate
@@ -306,14 +306,16 @@ def _filtered(x: Array, cval: Any, *, order: int, mode: str) -> Array:
 
 
 def _coefficients(x: Array, cval: Any, order: int, mode: str,
-                  prefilter: bool) -> tuple[Array, int]:
-    """:func:`spline_coefficients`, behind an optimization barrier: fused
-    into the gathers, the prefilter would be recomputed for every
-    neighbour read (the barrier holds inside a user's ``jit`` too)."""
+                  prefilter: bool, dtype: np.dtype) -> tuple[Array, int]:
+    """:func:`spline_coefficients` in ``dtype``, behind an optimization
+    barrier: fused into the gathers, the prefilter would be recomputed for
+    every neighbour read (the barrier holds inside a user's ``jit`` too).
+    Without a prefilter ``x`` itself is returned: the kernels cast what
+    they read."""
     if not prefilter or order < 2:
         return x, 0
     npad = PREPAD if INTERPOLATION[mode].prepad else 0
-    return _filtered(x, cval, order=order, mode=mode), npad
+    return _filtered(x.astype(dtype), cval, order=order, mode=mode), npad
 
 
 def _points(c: Array, coordinates: Array | _GridSums, cval: Any,
@@ -391,10 +393,10 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
 def _map_kernel(x: Array, coordinates: Array | _GridSums, cval: Any, *,
                 order: int,
                 mode: str, prefilter: bool, out_dtype: np.dtype) -> Array:
-    c, npad = _coefficients(x, cval, order, mode, prefilter)
+    dtype = arithmetic_dtype(x.dtype)
+    c, npad = _coefficients(x, cval, order, mode, prefilter, dtype)
     return _points_kernel(c, coordinates, cval, npad=npad, order=order,
-                          mode=mode, dtype=compute_dtype(x.dtype),
-                          out_dtype=out_dtype)
+                          mode=mode, dtype=dtype, out_dtype=out_dtype)
 
 
 def _output_grid(shape: tuple[int, ...]) -> list[Array]:
@@ -502,10 +504,11 @@ def _zoom_shift_kernel(x: Array, zooms: Array | None, shifts: Array | None,
                        cval: Any, *, out_shape: tuple[int, ...], order: int,
                        mode: str, prefilter: bool, grid_mode: bool,
                        out_dtype: np.dtype) -> Array:
-    c, npad = _coefficients(x, cval, order, mode, prefilter)
+    dtype = arithmetic_dtype(x.dtype)
+    c, npad = _coefficients(x, cval, order, mode, prefilter, dtype)
     return _grid_kernel(c, zooms, shifts, cval, out_shape=out_shape,
                         npad=npad, order=order, mode=mode,
-                        grid_mode=grid_mode, dtype=compute_dtype(x.dtype),
+                        grid_mode=grid_mode, dtype=dtype,
                         out_dtype=out_dtype)
 
 
