@@ -146,6 +146,9 @@ class _Offset(NamedTuple):
     def dtype(self) -> np.dtype:
         return self.data.dtype
 
+    def astype(self, dtype: Any) -> _Offset:
+        return _Offset(self.data.astype(dtype), self.offset)
+
 
 class FlatGrid:
     """A canvas: a flat buffer with traced strides (see module docstring).

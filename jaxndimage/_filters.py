@@ -27,6 +27,7 @@ from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
+    FILTER_EXTENSION,
     check_mode,
     check_modes,
     window_passes,
@@ -162,11 +163,16 @@ def _run_passes(grid: Any, x: Array, passes: Sequence[_Pass], cval: Any,
     """Run 1-D passes in turn, each computed in ``compute`` and stored in
     ``out_dtype``, as SciPy does."""
     for index, p in enumerate(passes):
-        x = x.astype(compute)
+        if FILTER_EXTENSION[p.mode] == "constant":
+            x = x.astype(compute)  # cval is padded in ``compute``, as in SciPy
         shape = x.shape
+        # Other modes copy samples: the padded copy keeps the stored dtype
+        # (half the memory of float64 for float32 data), and the taps read
+        # it in ``compute``.
         padded = _BARRIER(grid.pad(x, p.axis, p.before, p.after, p.mode,
                                    cval))
-        result = grid.crop(p.taps(grid, padded, p.axis), shape)
+        result = grid.crop(p.taps(grid, padded.astype(compute), p.axis),
+                           shape)
         # SciPy's bool output buffer holds the raw C-cast byte between
         # passes; only the final result is read as true/false.
         store = (np.dtype(np.uint8) if out_dtype == np.bool_
