@@ -29,8 +29,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["arithmetic_dtype", "cast_like_c", "compute_dtype",
-           "scipy_arithmetic"]
+__all__ = ["arithmetic_dtype", "cast_like_c", "cast_like_numpy",
+           "compute_dtype", "scipy_arithmetic"]
 
 _SCIPY_ARITHMETIC: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "jaxndimage_scipy_arithmetic", default=False)
@@ -84,6 +84,10 @@ def cast_like_c(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:
     dtype = np.dtype(dtype)
     if jnp.issubdtype(dtype, jnp.inexact) or x.dtype == dtype:
         return x.astype(dtype)
+    if x.dtype.kind in "iu" and dtype == np.bool_:
+        # SciPy's C stores an integer result through double into the byte
+        # of a bool: the low byte of the 32-bit conversion, not ``!= 0``.
+        return cast_like_c(x.astype(compute_dtype(x.dtype)), dtype)
     if x.dtype.kind in "biu":
         return x.astype(dtype)
     truncated = jnp.trunc(x)
@@ -104,3 +108,13 @@ def cast_like_c(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:
         return value.astype(dtype) + jnp.where(high, np.uint64(2 ** 63),
                                                np.uint64(0))
     return value.astype(dtype)
+
+
+def cast_like_numpy(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:
+    """Cast ``x`` to ``dtype`` as numpy's ``output[...] = x`` would (SciPy's
+    early exits copy this way): a bool is ``x != 0``; every other cast is
+    the C cast numpy performs, as :func:`cast_like_c`."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return x != 0
+    return cast_like_c(x, dtype)

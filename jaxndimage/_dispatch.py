@@ -274,7 +274,8 @@ def nonempty(input: jax.Array) -> bool:
 def ndimage_function(*array_params: str,
                      reject_float16: bool | Callable[[jax.Array], bool] = True,
                      depth: DepthRule | None = None,
-                     none_for_output_array: bool = False
+                     none_for_output_array: bool = False,
+                     keeps_byte_order: bool = False
                      ) -> Callable[[F], F]:
     """Decorate a JAX implementation into a drop-in ``scipy.ndimage`` function.
 
@@ -301,6 +302,10 @@ def ndimage_function(*array_params: str,
         Return None, not the array, when ``output=`` is an array the result
         was written into (SciPy's ``binary_fill_holes`` and
         ``binary_hit_or_miss`` do).
+    keeps_byte_order : bool, optional
+        Without ``output=``, give a result of the input's dtype the input's
+        byte order (SciPy's Fourier filters allocate ``input.dtype``; the
+        others allocate its native form).
 
     Examples
     --------
@@ -380,9 +385,15 @@ def ndimage_function(*array_params: str,
             if isinstance(request, OutputArray):
                 output[...] = result
                 return None if none_for_output_array else output
-            if (namespace is None and request is not None
-                    and not np.dtype(request).isnative):
-                return result.astype(request)  # SciPy honours byte order
+            if namespace is None and request is not None:
+                if not np.dtype(request).isnative:
+                    return result.astype(request)  # SciPy honours byte order
+            elif namespace is None and keeps_byte_order:
+                original = getattr(given.get("input"), "dtype", None)
+                original = result.dtype if original is None else np.dtype(original)
+                if (not original.isnative
+                        and result.dtype == original.newbyteorder("=")):
+                    return result.astype(original)
             return result
 
         return wrapper  # type: ignore[return-value]

@@ -23,7 +23,7 @@ from jax import lax
 
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import ExactGrid, Margins, concrete_on_cpu, pointwise, shape_generic
-from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
+from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
@@ -660,7 +660,7 @@ def _gaussian(input: Array, sigmas: Sequence, orders: Sequence, modes:
     if not passes:  # SciPy copies the input into the output, whatever dtypes
         if _is_complex(input) and np.dtype(out).kind != "c":
             input = input.real
-        return cast_like_c(input, out)
+        return cast_like_numpy(input, out)
     if _is_complex(input):
         return _via_real_components(
             lambda x, _, c, dtype: _gaussian(x, sigmas, orders, modes, radii,
@@ -939,8 +939,8 @@ def generic_laplace(input: ArrayLike, derivative2: Callable,
     input = jnp.asarray(input)
     out = output_dtype(output, input.dtype, shape=input.shape)
     axes = check_axes(axes, input.ndim)
-    if not axes:
-        return cast_like_c(input, out)
+    if not axes:  # SciPy copies the input: output[...] = input
+        return cast_like_numpy(input, out)
     terms = _derivatives(derivative2, input, out, mode, cval, axes,
                          extra_arguments, extra_keywords)
     return pointwise(_sum, *terms)
@@ -1002,8 +1002,8 @@ def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
     input = jnp.asarray(input)
     out = output_dtype(output, input.dtype, shape=input.shape)
     axes = check_axes(axes, input.ndim)
-    if not axes:
-        return cast_like_c(input, out)
+    if not axes:  # SciPy copies the input: output[...] = input
+        return cast_like_numpy(input, out)
     terms = _derivatives(derivative, input, out, mode, cval, axes,
                          extra_arguments, extra_keywords)
     if all(concrete_on_cpu(term) for term in terms):
@@ -1111,8 +1111,8 @@ def _uniform(input: Array, sizes: Sequence[int], origins: Sequence[int],
     _check_real_filter(cval, out)
     if input.size == 0:
         return _empty_result(input, out)
-    if not axes:
-        return cast_like_c(input, out)
+    if not axes:  # SciPy copies the input: output[...] = input
+        return cast_like_numpy(input, out)
     return _uniform_separable(input, cval, axes=tuple(axes),
                               sizes=tuple(sizes), origins=tuple(origins),
                               modes=tuple(modes), out_dtype=out,

@@ -226,7 +226,11 @@ def _output(output: Any, input: Array, allowed: tuple[type, ...],
                      else output)
     if dtype.type not in allowed:
         raise RuntimeError("output type not supported")
-    return dtype
+    if jnp.iscomplexobj(input) and dtype.kind != "c":
+        raise RuntimeError("output: a real output cannot hold the filtered "
+                           "complex input; pass a complex output type")
+    # An output array of another byte order is written by the dispatcher.
+    return dtype.newbyteorder("=")
 
 
 def _prepare(input: ArrayLike, parameter: Any, axis: int, name: str
@@ -251,7 +255,7 @@ def _filter(input, parameter, n, axis, output, kind, name):
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", keeps_byte_order=True)
 def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
                      axis: int = -1, output: Any = None) -> Array:
     """Multidimensional Gaussian filter in the Fourier domain.
@@ -284,7 +288,7 @@ def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", keeps_byte_order=True)
 def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
                     axis: int = -1, output: Any = None) -> Array:
     """Multidimensional uniform filter in the Fourier domain.
@@ -312,7 +316,7 @@ def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", keeps_byte_order=True)
 def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
                       axis: int = -1, output: Any = None) -> Array:
     """Ellipsoidal box filter in the Fourier domain (1-D to 3-D).
@@ -352,7 +356,8 @@ def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
 
 
 @docfiller
-@ndimage_function("input", reject_float16=nonempty)
+@ndimage_function("input", reject_float16=nonempty,
+                  keeps_byte_order=True)
 def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
                   output: Any = None) -> Array:
     """Shift in the Fourier domain.

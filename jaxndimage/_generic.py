@@ -297,7 +297,9 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
     if input.size == 0:
         return jnp.zeros(input.shape, out)
 
-    if not is_low_level_callable(function):
+    # An empty footprint hands the callable empty windows: SciPy's C loop
+    # calls it on them, as it does for a low-level callable.
+    if not is_low_level_callable(function) and footprint.any():
         bound = _Bound(function, extra_arguments, extra_keywords)
         result = _traced(partial(
             _generic_kernel, input, cval, bound.arrays, function=bound,

@@ -34,7 +34,7 @@ from jax import lax
 
 from jaxndimage._cache import KernelCache, cached_jit
 from jaxndimage._canvas import BUCKETS, bucket_length, concrete_on_cpu, flat_bucket
-from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
+from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import host_array, ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, fold_indices, map_coordinate
@@ -390,9 +390,19 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     return jax.device_put(np.asarray(values)[:count].reshape(out_shape))
 
 
+def _check_real_output(out_dtype: np.dtype) -> None:
+    """Kernels interpolate real data (complex input is split into parts
+    before): a complex output here means real input, which SciPy's C
+    refuses."""
+    if np.dtype(out_dtype).kind == "c":
+        raise RuntimeError("output: data type not supported (a complex "
+                           "output needs complex input)")
+
+
 def _map_kernel(x: Array, coordinates: Array | _GridSums, cval: Any, *,
                 order: int,
                 mode: str, prefilter: bool, out_dtype: np.dtype) -> Array:
+    _check_real_output(out_dtype)
     dtype = arithmetic_dtype(x.dtype)
     c, npad = _coefficients(x, cval, order, mode, prefilter, dtype)
     return _points_kernel(c, coordinates, cval, npad=npad, order=order,
@@ -504,6 +514,7 @@ def _zoom_shift_kernel(x: Array, zooms: Array | None, shifts: Array | None,
                        cval: Any, *, out_shape: tuple[int, ...], order: int,
                        mode: str, prefilter: bool, grid_mode: bool,
                        out_dtype: np.dtype) -> Array:
+    _check_real_output(out_dtype)
     dtype = arithmetic_dtype(x.dtype)
     c, npad = _coefficients(x, cval, order, mode, prefilter, dtype)
     return _grid_kernel(c, zooms, shifts, cval, out_shape=out_shape,
@@ -824,8 +835,8 @@ def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
     zooms = [float(z) for z in normalize_sequence(zoom, input.ndim, "zoom")]
     out_shape = tuple(int(round(n * z)) for n, z in zip(input.shape, zooms))
     input, out, order = _prepare(input, output, order, mode, out_shape)
-    if all(z == 1 for z in zooms) and prefilter:
-        return input.astype(out)
+    if all(z == 1 for z in zooms) and prefilter:  # SciPy's early exit:
+        return cast_like_numpy(input, out)        # output[...] = input
     if jnp.iscomplexobj(input):
         return _complex_parts(
             lambda x, c, dt: globals()["zoom"](
@@ -928,6 +939,11 @@ def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
     if reshape:
         rows, cols = plane
         bounds = matrix @ [[0, 0, rows, rows], [0, cols, 0, cols]]
+        if not np.all(np.isfinite(bounds)):
+            # SciPy's shape of NaN is negative, and np.zeros refuses it.
+            raise ValueError(f"angle: a rotation by {angle} degrees has "
+                             "no output shape (negative dimensions are "
+                             "not allowed)")
         out_plane = (np.ptp(bounds, axis=1) + 0.5).astype(int)
     else:
         out_plane = plane

@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage._canvas import ExactGrid, Margins, shape_generic
-from jaxndimage._casting import cast_like_c, compute_dtype
+from jaxndimage._casting import cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import FILTER_EXTENSION, check_mode, window_passes
@@ -377,8 +377,8 @@ def _extreme_separable_shell(input: Array, sizes, origins, modes, axes,
     passes = window_passes(axes, sizes, origins, modes)
     if input.size == 0:
         return jnp.zeros(input.shape, out)
-    if not passes:
-        return cast_like_c(input, out)
+    if not passes:  # SciPy copies the input: output[...] = input
+        return cast_like_numpy(input, out)
     axes, sizes, origins, modes = (tuple(v) for v in zip(*passes))
     dtypes = tuple(_extreme_dtype(input.dtype if k == 0 else out, cval,
                                   modes[k:k + 1])
@@ -401,7 +401,7 @@ def _extreme_filter1d(input: ArrayLike, size: Any, axis: int, output: Any,
     check_mode(mode)
     if input.size == 0:
         return jnp.zeros(input.shape, out)
-    if int(size) == 1:
+    if int(size) == 1:  # SciPy's C loop still casts
         return cast_like_c(input, out)
     return _extreme_separable_shell(input, [size], [origin], [mode], [axis],
                                     cval, out, minimum)

@@ -174,8 +174,12 @@ def _spline_output(output: Any, input: Array) -> np.dtype:
     # The default output is float64 (float32 where JAX has no float64).
     if output is np.float64:
         output = jax.dtypes.canonicalize_dtype(np.float64)
-    return output_dtype(output, input.dtype, shape=input.shape,
-                        complex_output=jnp.iscomplexobj(input))
+    out = output_dtype(output, input.dtype, shape=input.shape,
+                       complex_output=jnp.iscomplexobj(input))
+    if out.kind == "c" and not jnp.iscomplexobj(input):
+        raise RuntimeError(f"output: array type {out!r} not supported for "
+                           "real input")
+    return out
 
 
 @docfiller

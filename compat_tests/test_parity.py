@@ -1,0 +1,84 @@
+"""Edge cases where SciPy's answer comes from its C casts, its early exits or
+its validation: jaxndimage gives the same values, dtype (byte order
+included) and exception type."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.ndimage as sp
+
+import jaxndimage as jn
+
+WIDE = np.array([256, 257, -256, 512])
+IMAGE = np.arange(16.0).reshape(4, 4)
+SPECTRUM = np.fft.fft2(IMAGE)
+
+CASES = {
+    # SciPy's C stores through a 32-bit integer into a bool's byte.
+    "maximum_filter int -> bool": lambda m: m.maximum_filter(WIDE, 2, output=bool),
+    "minimum_filter int -> bool": lambda m: m.minimum_filter(WIDE, 3, output=bool),
+    "maximum_filter1d size 1 int -> bool": lambda m: m.maximum_filter1d(WIDE, 1, output=bool),
+    "uniform_filter1d size 1 int -> bool": lambda m: m.uniform_filter1d(WIDE, 1, output=bool),
+    "float -> bool": lambda m: m.uniform_filter(WIDE + 0.5, 3, output=bool),
+    # Without a window to apply SciPy copies: output[...] = input.
+    "maximum_filter size 1 copies": lambda m: m.maximum_filter(WIDE, 1, output=bool),
+    "uniform_filter size 1 copies": lambda m: m.uniform_filter(WIDE, 1, output=bool),
+    "gaussian_filter sigma 0 copies": lambda m: m.gaussian_filter(WIDE, 0, output=bool),
+    "zoom by 1 copies": lambda m: m.zoom(np.array([300.0, -5.0, 2.5]), 1, output=np.uint8),
+    "zoom by 1 without prefilter": lambda m: m.zoom(
+        np.array([300.0, -5.0, 2.5]), 1, output=np.uint8, prefilter=False),
+    # Byte order.
+    "fourier output array big-endian": lambda m: m.fourier_uniform(
+        IMAGE, 2, output=np.zeros((4, 4), ">f8")),
+    "fourier input big-endian": lambda m: m.fourier_gaussian(SPECTRUM.astype(">c16"), 1.5),
+    "fourier input big-endian float32": lambda m: m.fourier_shift(IMAGE.astype(">f4"), 1),
+    # Exceptions.
+    "fourier complex input, real output": lambda m: m.fourier_uniform(
+        SPECTRUM, 2, output=np.float64),
+    "fourier_ellipsoid complex input, real output": lambda m: m.fourier_ellipsoid(
+        SPECTRUM, 2, output=np.float32),
+    "map_coordinates real input, complex output": lambda m: m.map_coordinates(
+        IMAGE, [[1.5], [2.5]], output=np.complex128),
+    "zoom real input, complex output": lambda m: m.zoom(IMAGE, 2, output=np.complex128),
+    "zoom by 1, complex output": lambda m: m.zoom(IMAGE, 1, output=np.complex128),
+    "shift real input, complex output": lambda m: m.shift(
+        IMAGE, 1, order=1, output=np.complex128),
+    "affine_transform real input, complex output": lambda m: m.affine_transform(
+        IMAGE, np.eye(2), output=np.complex64),
+    "rotate real input, complex output": lambda m: m.rotate(IMAGE, 10, output=np.complex128),
+    "geometric_transform real input, complex output": lambda m: m.geometric_transform(
+        IMAGE, lambda c: c, output=np.complex128),
+    "spline_filter real input, complex output": lambda m: m.spline_filter(
+        IMAGE, output=np.complex128),
+    "spline_filter1d real input, complex output": lambda m: m.spline_filter1d(
+        IMAGE, output=np.complex128),
+    "rotate by nan": lambda m: m.rotate(IMAGE, np.nan),
+    "uniform_filter1d float size": lambda m: m.uniform_filter1d(IMAGE, 2.0),
+    "gaussian_filter1d axis of 0-d input": lambda m: m.gaussian_filter1d(np.array(1.0), 1, axis=1),
+    # Where SciPy computes, compute.
+    "generic_filter empty footprint": lambda m: m.generic_filter(
+        IMAGE, np.mean, footprint=np.zeros((2, 2), bool)),
+}
+
+
+def _outcome(call, module):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        try:
+            return call(module)
+        except Exception as error:  # noqa: BLE001 (the type is compared)
+            return error
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_same_answer_or_same_exception_as_scipy(name):
+    expected = _outcome(CASES[name], sp)
+    got = _outcome(CASES[name], jn)
+    if isinstance(expected, Exception):
+        assert isinstance(got, type(expected)), f"SciPy raises {expected!r}, got {got!r}"
+        return
+    assert not isinstance(got, Exception), f"SciPy computes, jaxndimage raised {got!r}"
+    got = np.asarray(got)
+    assert got.dtype == expected.dtype  # byte order included
+    np.testing.assert_array_equal(got, expected)
