@@ -52,9 +52,9 @@ def main() -> None:
         got_numpy = call(jn, x)
         got_jax = np.asarray(block(call(jn, xj)))
         times = interleaved({
-            "scipy": lambda: call(sp, x),
-            "numpy in (float64 arithmetic)": lambda: call(jn, x),
-            "JAX in (float32 arithmetic)": lambda: block(call(jn, xj)),
+            "scipy": lambda call=call: call(sp, x),
+            "numpy in (float64 arithmetic)": lambda call=call: call(jn, x),
+            "JAX in (float32 arithmetic)": lambda call=call: block(call(jn, xj)),
         }, repeat=7)
         warm = {k: median(v) for k, v in times.items()}
         row = {"case": name, "warm_s": warm,
