@@ -56,6 +56,21 @@ CASES = {
     "rotate by nan": lambda m: m.rotate(IMAGE, np.nan),
     "uniform_filter1d float size": lambda m: m.uniform_filter1d(IMAGE, 2.0),
     "gaussian_filter1d axis of 0-d input": lambda m: m.gaussian_filter1d(np.array(1.0), 1, axis=1),
+    # A non-finite sample that SciPy does not read (past the edge of a
+    # constant mode, outside the window) does not reach the result.
+    "map_coordinates nan past the edge": lambda m: m.map_coordinates(
+        np.array([np.nan, 1, 2, 3.0]), [[3.0, 3.5, -1.5]], order=1, mode="grid-constant"),
+    "map_coordinates nan beside a cubic window": lambda m: m.map_coordinates(
+        np.array([np.nan, 1, 2, 3, 4, 5.0]), [[3.0, 2.5]], order=3, prefilter=False),
+    "map_coordinates nan, 2-d quadratic": lambda m: m.map_coordinates(
+        np.array([[np.nan, 1, 2, 3, 4, 5.0]] * 5), [[2, 1.5], [3.0, 3.5]], order=2,
+        prefilter=False),
+    "map_coordinates inf, 2-d linear": lambda m: m.map_coordinates(
+        np.tile([np.inf, 1, 2, 3, 4], (4, 1)), [[1.0, 2.0], [3.0, 4.5]], order=1),
+    "shift nan": lambda m: m.shift(np.array([np.nan, 1, 2, 3, 4, 5.0]), 0.5, order=1),
+    "zoom nan": lambda m: m.zoom(np.array([1, 2, 3, 4, 5, np.nan]), 0.5, order=1),
+    "shift nan, cubic": lambda m: m.shift(
+        np.array([1, 2, 3, 4, 5, np.nan]), -2.0, order=3, prefilter=False),
     # Where SciPy computes, compute.
     "generic_filter empty footprint": lambda m: m.generic_filter(
         IMAGE, np.mean, footprint=np.zeros((2, 2), bool)),

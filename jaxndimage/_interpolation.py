@@ -126,11 +126,12 @@ def _axis_plan(x: Array, size: int, order: int, mode: str
 
 def _neighbours(start: Array, weights: list[Array], size: int,
                 extension: str) -> tuple[list[Array], list[Array],
-                                         Array | None]:
+                                         Array | None, list[Array] | None]:
     """The neighbours ``start + j`` folded into the axis, their weights,
-    and for the 'constant' extension the weight that falls on cval (the
-    neighbours past the edges read index 0 with weight 0)."""
-    indices, kept, lost = [], [], None
+    and for the 'constant' extension the weight that falls on cval and
+    which neighbours are samples at all (one past the edges reads index 0
+    with weight 0, and what it reads must not count: ``0 * nan``)."""
+    indices, kept, lost, reads = [], [], None, []
     for j, w in enumerate(weights):
         # start + j lies at most order + 1 samples past the edges
         index = fold_indices(start + j, size, extension, reach=len(weights))
@@ -139,28 +140,44 @@ def _neighbours(start: Array, weights: list[Array], size: int,
             index = jnp.maximum(index, 0)
             lost = jnp.where(past, w, 0) + (0 if lost is None else lost)
             w = jnp.where(past, 0, w)
+            reads.append(~past)
         indices.append(index)
         kept.append(w)
-    return indices, kept, lost
+    return indices, kept, lost, (reads if extension == "constant" else None)
+
+
+def _weighted(value: Array, weight: Array, read: Array | None) -> Array:
+    """``value * weight``, and 0 where ``read`` says no sample was read
+    (SciPy never reads there, so a NaN or inf found there must not
+    count)."""
+    product = value * weight
+    return product if read is None else jnp.where(read, product, 0)
 
 
 def _window(start: Array, weights: list[Array], size: int, order: int,
-            extension: str) -> tuple[Array, list[Array], Array | None]:
+            extension: str
+            ) -> tuple[Array, list[Array], Array | None, list[Array]]:
     """Read the ``order + 1`` neighbours as one window of the axis: its
-    first index, and the weights of its samples (the weight of a
+    first index, which of its samples are neighbours, and their weights
+    (the weight of a
     neighbour that folds onto another sample of the window is added to
     that sample's).  Valid for ``0 < order < size`` and every extension
     but 'wrap', at points inside the axis after :func:`map_coordinate`;
     away from the edges the weights are the spline weights."""
     first = jnp.clip(start, 0, size - 1 - order)
-    indices, kept, lost = _neighbours(start, weights, size, extension)
+    indices, kept, lost, reads = _neighbours(start, weights, size, extension)
     window = [None] * (order + 1)
-    for index, w in zip(indices, kept):
+    sampled = [None] * (order + 1)
+    for j, (index, w) in enumerate(zip(indices, kept)):
         position = index - first
         for p in range(order + 1):
-            term = jnp.where(position == p, w, 0)
+            here = position == p
+            if reads is not None:
+                here = here & reads[j]
+            term = jnp.where(here, w, 0)
             window[p] = term if window[p] is None else window[p] + term
-    return first, window, lost
+            sampled[p] = here if sampled[p] is None else sampled[p] | here
+    return first, window, lost, sampled
 
 
 def _round_to(values: Array, dtype: np.dtype) -> Array:
@@ -216,7 +233,7 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
         sizes = c.shape
     last = len(sizes) - 1
     index_dtype = np.int32 if c.size < 2**31 else np.int64
-    offsets, weights, lost, outside = [], [], [], None
+    offsets, weights, lost, reads, outside = [], [], [], [], None
     width = 1
     for axis, x in enumerate(coordinates):
         size = sizes[axis]
@@ -224,14 +241,17 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
         w = [v.astype(dtype) for v in w]
         long_axis = not isinstance(size, int) or order < size
         if axis == last and 1 < order and long_axis and extension != "wrap":
-            first, w, x_lost = _window(start, w, size, order, extension)
+            first, w, x_lost, x_reads = _window(start, w, size, order,
+                                                extension)
             indices, width = [first], order + 1
         else:
-            indices, w, x_lost = _neighbours(start, w, size, extension)
+            indices, w, x_lost, x_reads = _neighbours(start, w, size,
+                                                      extension)
         stride = math.prod(sizes[axis + 1:])
         offsets.append([i.astype(index_dtype) * stride for i in indices])
         weights.append(w)
         lost.append(x_lost)
+        reads.append(x_reads or [None] * len(w))
         if out is not None:
             outside = out if outside is None else outside | out
     numbers = lax.GatherDimensionNumbers(
@@ -246,12 +266,14 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
         if order == 0:
             value = window[:, 0]
         elif width > 1:
-            value = sum(window[:, p] * weights[last][p] for p in range(width))
+            value = sum(_weighted(window[:, p], weights[last][p],
+                                  reads[last][p]) for p in range(width))
         else:
-            value = window[:, 0] * weights[last][choice[last]]
+            value = _weighted(window[:, 0], weights[last][choice[last]],
+                              reads[last][choice[last]])
         if order > 0:
             for axis, k in reversed(list(enumerate(choice[:-1]))):
-                value = value * weights[axis][k]
+                value = _weighted(value, weights[axis][k], reads[axis][k])
         total = value if total is None else total + value
     if order > 0:
         total = _with_cval(total, weights, lost, cval)
@@ -272,16 +294,18 @@ def _interpolate_separable(c: Array, coordinates: Sequence[Array],
     outside = None
     for axis, x in enumerate(coordinates):
         start, weights, out = _axis_plan(x, c.shape[axis], order, mode)
-        indices, weights, lost = _neighbours(start, weights, c.shape[axis],
-                                             extension)
+        indices, weights, lost, reads = _neighbours(
+            start, weights, c.shape[axis], extension)
         shape = [1] * c.ndim
         shape[axis] = -1
         total = None
-        for index, w in zip(indices, weights):
+        for j, (index, w) in enumerate(zip(indices, weights)):
             value = c.at[(slice(None),) * axis + (index,)].get(
                 mode="promise_in_bounds").astype(dtype)
             if order > 0:
-                value = value * w.astype(dtype).reshape(shape)
+                value = _weighted(value, w.astype(dtype).reshape(shape),
+                                  None if reads is None
+                                  else reads[j].reshape(shape))
             total = value if total is None else total + value
         if lost is not None:
             if order == 0:
