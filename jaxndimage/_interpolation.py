@@ -107,6 +107,29 @@ def _spline_weights(x: Array, order: int) -> list[Array]:
     return weights + [last]
 
 
+def _non_finite(x: Array, mode: str, order: int
+                ) -> tuple[Array, Array | None]:
+    """SciPy's results at NaN and infinite coordinates, which come from its
+    C converting them to the most negative integer: cval in most modes;
+    in 'nearest' (and at +inf in the wrapping modes) order 0 reads the
+    first sample and higher orders give NaN, as does 'grid-constant'.
+    Returns the coordinates with those reads moved to 0, and where cval
+    applies (or None)."""
+    bad = ~jnp.isfinite(x)
+    if mode in ("nearest", "grid-constant"):
+        first = bad if (order == 0 and mode == "nearest") else None
+        to_cval = bad if (order == 0 and mode == "grid-constant") else None
+    elif mode in ("wrap", "grid-wrap"):
+        high = x == jnp.inf
+        first = high if order == 0 else None
+        to_cval = bad & ~high
+    else:
+        first, to_cval = None, bad
+    if first is not None:
+        x = jnp.where(first, jnp.zeros((), x.dtype), x)
+    return x, to_cval
+
+
 def _axis_plan(x: Array, size: int, order: int, mode: str
                ) -> tuple[Array, list[Array], Array | None]:
     """For coordinates ``x`` along an axis of ``size`` coefficients: the
@@ -115,6 +138,9 @@ def _axis_plan(x: Array, size: int, order: int, mode: str
     outside = None
     if INTERPOLATION[mode].coordinate == "outside":
         outside = (x < 0) | (x > size - 1)
+    x, to_cval = _non_finite(x, mode, order)
+    if to_cval is not None:
+        outside = to_cval if outside is None else outside | to_cval
     cc = map_coordinate(x, size, mode)
     base = jnp.floor(cc if order & 1 else cc + 0.5)
     weights = _spline_weights(cc - base, order)
