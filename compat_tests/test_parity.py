@@ -80,7 +80,13 @@ CASES = {
             mode=mode, cval=-7))
        for mode in ("constant", "grid-constant", "nearest", "reflect", "wrap")
        for order in (0, 1, 3)},
+    "vectorized_filter valid window larger than input": lambda m: m.vectorized_filter(
+        np.ones(3), np.mean, size=5, mode="valid"),
     # Where SciPy computes, compute.
+    "vectorized_filter float16": lambda m: m.vectorized_filter(
+        IMAGE.astype(np.float16), np.mean, size=3),
+    "vectorized_filter empty input, valid": lambda m: m.vectorized_filter(
+        np.ones((0, 4)), np.mean, size=(1, 3), mode="valid"),
     "generic_filter empty footprint": lambda m: m.generic_filter(
         IMAGE, np.mean, footprint=np.zeros((2, 2), bool)),
 }

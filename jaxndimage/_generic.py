@@ -596,7 +596,7 @@ def _vectorized_numpy(x: np.ndarray, cval: Any, function, size, mask,
 
 
 @docfiller
-@ndimage_function("input", "footprint")
+@ndimage_function("input", "footprint", reject_float16=False)
 def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
                       footprint: Any = None, output: Any = None,
                       mode: str = "reflect", cval: Any = None,
@@ -717,9 +717,13 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
 
     working = tuple(range(-n_axes, 0))
     input = jnp.moveaxis(input, axes, working)
-    if input.size == 0:
-        return input
-    if input.ndim == 0 and size == ():
+    if input.size == 0:  # SciPy returns empty input as it is
+        result = input
+    elif mode == "valid" and any(s > n for s, n in
+                                 zip(size, input.shape[n_batch:])):
+        raise ValueError("window shape cannot be larger than input array "
+                         f"shape: a window of {size} in 'valid' mode")
+    elif input.ndim == 0 and size == ():
         if mask is None:
             result = _call_once(function, input, axis=())
         else:
