@@ -13,6 +13,8 @@ import jaxndimage as jn
 WIDE = np.array([256, 257, -256, 512])
 IMAGE = np.arange(16.0).reshape(4, 4)
 SPECTRUM = np.fft.fft2(IMAGE)
+BOOLS = np.tile([0, 1, 0], (3, 1)).astype(bool)
+CROSS = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], bool)
 
 CASES = {
     # SciPy's C stores through a 32-bit integer into a bool's byte.
@@ -21,6 +23,15 @@ CASES = {
     "maximum_filter1d size 1 int -> bool": lambda m: m.maximum_filter1d(WIDE, 1, output=bool),
     "uniform_filter1d size 1 int -> bool": lambda m: m.uniform_filter1d(WIDE, 1, output=bool),
     "float -> bool": lambda m: m.uniform_filter(WIDE + 0.5, 3, output=bool),
+    # SciPy ranks bools as bytes, with cval cast to one.
+    "median_filter bool, cval 2.5": lambda m: m.median_filter(
+        BOOLS, 3, mode="constant", cval=2.5, output=float),
+    "percentile_filter bool, cval -1": lambda m: m.percentile_filter(
+        BOOLS, 50, 3, mode="constant", cval=-1, output=float),
+    "maximum_filter bool footprint, cval 2.5": lambda m: m.maximum_filter(
+        BOOLS, footprint=CROSS, mode="constant", cval=2.5, output=float),
+    "maximum_filter bool box, cval 2.5": lambda m: m.maximum_filter(
+        BOOLS, 3, mode="constant", cval=2.5, output=float),
     # Without a window to apply SciPy copies: output[...] = input.
     "maximum_filter size 1 copies": lambda m: m.maximum_filter(WIDE, 1, output=bool),
     "uniform_filter size 1 copies": lambda m: m.uniform_filter(WIDE, 1, output=bool),

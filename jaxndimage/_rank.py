@@ -282,6 +282,8 @@ def _rank_footprint(x: Array, cval: Any, *, grid: Any, pattern: Pattern,
                     rank: int, origins: tuple[int, ...], mode: str,
                     out_dtype: np.dtype) -> Array:
     footprint = pattern.array
+    if x.dtype == np.bool_:  # SciPy ranks bools as bytes, cval cast to one
+        x = x.astype(np.uint8)
     cval = cast_like_c(jnp.asarray(cval), x.dtype)
     padded = pad_for_footprint(grid, x, footprint.shape, origins,
                                (mode,) * footprint.ndim, cval)
@@ -442,7 +444,10 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
     check_mode(mode)
     if input.size == 0:
         return jnp.zeros(input.shape, out)
-    # SciPy casts cval to the input type for non-separable footprints.
+    # SciPy casts cval to the input type for non-separable footprints (a
+    # byte for bools).
+    if input.dtype == np.bool_:
+        input = input.astype(np.uint8)
     cval = cast_like_c(jnp.asarray(cval), input.dtype)
     return _extreme_footprint(input, cval, pattern=Pattern.of(footprint),
                               origins=origins, mode=mode, minimum=minimum,
