@@ -165,3 +165,32 @@ def test_argument_types_of_pytree_nodes_and_numpy_scalars_key_a_program():
         np.float32(1), np.float64(1), 1.0, (jnp.zeros(2),), [jnp.zeros(2)],
         {"a": jnp.zeros(2)}, {"a": jnp.zeros(3)})}
     assert len(keys) == 7
+
+
+#: One or more functions of every module whose docstring examples run op by
+#: op in about a second (under ``disable_jit`` every primitive dispatches
+#: on its own; the spline prefilter's examples take a minute).
+_OP_BY_OP = ["binary_dilation", "binary_hit_or_miss", "white_tophat",
+             "grey_dilation", "iterate_structure", "median_filter",
+             "maximum_filter", "percentile_filter", "convolve1d", "correlate",
+             "uniform_filter", "sobel", "laplace", "gaussian_gradient_magnitude",
+             "geometric_transform", "fourier_gaussian", "fourier_shift",
+             "generic_filter1d", "vectorized_filter", "variance",
+             "value_indices", "watershed_ift", "montage", "view_as_windows",
+             "unmontage"]
+
+
+@pytest.mark.parametrize("name", _OP_BY_OP)
+def test_docstring_examples_hold_under_disable_jit(name):
+    import doctest
+
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS
+                                   | doctest.NORMALIZE_WHITESPACE)
+    tests = finder.find(getattr(jn, name), name, globs={})
+    assert tests and tests[0].examples
+    report = []
+    with jax.disable_jit():
+        for test in tests:
+            runner.run(test, out=report.append)
+    assert runner.failures == 0, "".join(report)
