@@ -82,6 +82,17 @@ ArrayLike = Any
 _BARRIER = lax.optimization_barrier
 
 
+def _runtime_one(weights: Array) -> Array:
+    """1, computed from the data so that XLA cannot fold it.
+
+    XLA's CPU code contracts ``total + w * v`` into one fused multiply-add,
+    which rounds once where SciPy rounds the product and then the sum.
+    ``total + (w * v) * one`` leaves it only the exact scaling by one to
+    contract, so every product is rounded as in SciPy.
+    """
+    return weights.reshape(-1)[0] * 0 + 1
+
+
 def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
                    symmetry: int) -> Array:
     """``sum_k weights[k] * padded[k:]`` along ``axis``.
@@ -93,6 +104,7 @@ def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
     size = weights.shape[0]
     # Materialised, so the weights are not recomputed inside every tap.
     weights = _BARRIER(weights.astype(padded.dtype))
+    one = _runtime_one(weights)
 
     def tap(k):
         return grid.shift(padded, axis, k)
@@ -100,23 +112,25 @@ def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
     def add(a, b):
         return b if a is None else grid.join(jnp.add, a, b)
 
-    total = None
+    def weighted(k, v):
+        return (weights[k] * v) * one
+
     if symmetry and size % 2:
+        # SciPy's order: the centre, then the pairs from the outermost in.
         half = size // 2
-        if symmetry > 0:
-            total = weights[half] * tap(half)
+        total = weighted(half, tap(half))
         for k in range(half):
             pair = grid.join(jnp.add if symmetry > 0 else jnp.subtract,
                              tap(k), tap(size - 1 - k))
-            total = add(total, weights[k] * pair)
+            total = add(total, weighted(k, pair))
         if symmetry < 0:
-            if total is None:  # a single (zero) tap
-                return jnp.zeros_like(tap(0))
-            # SciPy's sum starts from +0, so it never ends at -0.
+            # SciPy's derivative kernels never end at -0.
             total = jnp.where(total == 0, jnp.zeros((), padded.dtype), total)
         return total
-    for k in range(size):
-        total = add(total, weights[k] * tap(k))
+    # SciPy's order: the last tap, then the others from the first.
+    total = weighted(size - 1, tap(size - 1))
+    for k in range(size - 1):
+        total = add(total, weighted(k, tap(k)))
     return total
 
 
@@ -350,9 +364,10 @@ def _correlate_nd_kernel(x: Array, weights: Array, cval: Any, *, grid: Any,
                               mode=mode)
     padded = _BARRIER(grid.pad_all(x, margins.lo, margins.hi, margins.modes,
                                    cval))
+    one = _runtime_one(weights)
     total = None
     for offset in np.ndindex(*shape):
-        term = weights[offset] * grid.shift_nd(padded, offset)
+        term = (weights[offset] * grid.shift_nd(padded, offset)) * one
         total = term if total is None else grid.join(jnp.add, total, term)
     return cast_like_c(grid.crop(total, x.shape), out_dtype)
 
@@ -401,13 +416,18 @@ def _is_complex(value: Any) -> bool:
 
 
 def _symmetry(weights: Array) -> int:
-    """+1/-1 for a concrete odd-sized (anti)symmetric kernel, else 0."""
+    """+1/-1 for a concrete odd-sized (anti)symmetric kernel, else 0, by
+    SciPy's rule: the weights at ``c + i`` and ``c - i`` of the centre ``c``
+    differ (or add up) by at most the float64 epsilon; the centre is free."""
     if isinstance(weights, jax.core.Tracer) or weights.shape[0] % 2 == 0:
         return 0
-    values = np.asarray(weights)
-    if np.array_equal(values, values[::-1]):
+    values = np.asarray(weights, np.float64)
+    half = values.shape[0] // 2
+    left, right = values[:half], values[half + 1:][::-1]
+    epsilon = np.finfo(np.float64).eps
+    if np.all(np.abs(right - left) <= epsilon):
         return 1
-    if np.array_equal(values, -values[::-1]):
+    if np.all(np.abs(right + left) <= epsilon):
         return -1
     return 0
 
