@@ -234,8 +234,8 @@ def test_window_reads_every_neighbour(mode):
         for size in (order + 1, order + 2, order + 4):
             x = jnp.linspace(-3 * size, 4 * size, 1001)
             start, w, outside = _axis_plan(x, size, order, mode)
-            first, folded, _ = _window(start, w, size, order, extension)
-            index, kept, _ = _neighbours(start, w, size, extension)
+            first, folded, _, _ = _window(start, w, size, order, extension)
+            index, kept, _, _ = _neighbours(start, w, size, extension)
             rows = np.arange(x.size)
             by_window = np.zeros((x.size, size))
             by_point = np.zeros((x.size, size))
