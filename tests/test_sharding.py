@@ -3,7 +3,7 @@
 The check runs in a subprocess (tests/_sharding_check.py) because the number
 of CPU devices is fixed when JAX starts:
 ``XLA_FLAGS=--xla_force_host_platform_device_count=4``, a 2 x 2 mesh over
-both spatial axes, shards (8 x 12) smaller than the Gaussian's radius (12).
+both spatial axes, shards (4 x 6) narrower than the Gaussian's radius (6).
 
 On meshes with automatic axis types XLA decides where results live, and it
 currently replicates the separable filters (their padding is one gather
