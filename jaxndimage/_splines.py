@@ -40,13 +40,14 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from jaxndimage._cache import cached_jit
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._filters import _correlate_along
-from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, pad_axis
+from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, extend_indices, pad_axis
 from jaxndimage._support import normalize_axis, output_dtype
 
 __all__ = ["spline_filter", "spline_filter1d", "spline_coefficients"]
@@ -105,12 +106,47 @@ def _reflect_correction(z: float, n: int, dtype: np.dtype
     return v * gain * scale, w
 
 
+@lru_cache(maxsize=None)
+def _axis_matrix(order: int, n: int, extension: str, dtype: np.dtype
+                 ) -> np.ndarray:
+    """The prefilter of an axis of length ``n`` as an ``n x n`` matrix, in
+    float64: the product over the poles of each pole's FIR on the extended
+    axis, folded back onto the axis, plus its 'reflect' correction."""
+    rows = np.arange(n)
+    total = np.eye(n)
+    for z in POLES[order]:
+        taps = pole_kernel(z, dtype)
+        radius = taps.size // 2
+        source = extend_indices(np.arange(-radius, n + radius), n, extension)
+        matrix = np.zeros((n, n))
+        for k, tap in enumerate(taps):
+            np.add.at(matrix, (rows, source[rows + k]), tap)
+        correction = (_reflect_correction(z, n, dtype)
+                      if extension == "reflect" else None)
+        if correction is not None:
+            matrix += np.outer(*correction)
+        total = matrix @ total
+    return total
+
+
 def _filter_axis(x: Array, order: int, axis: int, extension: str) -> Array:
     """Prefilter ``x`` (a float array) along ``axis`` with the spline
-    boundary condition ``extension`` ('mirror', 'reflect' or 'wrap')."""
+    boundary condition ``extension`` ('mirror', 'reflect' or 'wrap').
+
+    An axis no longer than the poles' FIRs is filtered by its matrix
+    (:func:`_axis_matrix`): fewer operations than the taps, and one
+    product, whose gradient compiles as fast as itself (the transposed
+    taps of a short axis take XLA tens of seconds).
+    """
     n = x.shape[axis]
     if order < 2 or n <= 1:
         return x
+    if n <= max(pole_kernel(z, x.dtype).size for z in POLES[order]):
+        matrix = jnp.asarray(_axis_matrix(order, n, extension, x.dtype),
+                             x.dtype)
+        return jnp.moveaxis(jnp.tensordot(
+            matrix, jnp.moveaxis(x, axis, 0), axes=1,
+            precision=lax.Precision.HIGHEST), 0, axis)
     for z in POLES[order]:
         taps = jnp.asarray(pole_kernel(z, x.dtype), x.dtype)
         filtered = _correlate_along(x, taps, 0.0, axis, extension, 0, 1)

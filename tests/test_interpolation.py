@@ -55,6 +55,22 @@ def test_pole_kernel_is_the_inverse_bspline():
         assert np.abs(np.delete(direct, centre)).max() < 1e-9
 
 
+@pytest.mark.parametrize("order", [3, 5])
+def test_prefilter_matrix_and_taps_match_scipy(order):
+    # axes no longer than the longest FIR are filtered by the prefilter's
+    # matrix, longer ones by the taps: both sides of the rule, for each of
+    # the three boundary conditions (mirror, half-sample, periodic)
+    longest = max(pole_kernel(z, np.dtype(np.float64)).size
+                  for z in POLES[order])
+    for n in (3, longest, longest + 1):
+        x = RNG.random((2, n))
+        for mode in ("mirror", "reflect", "grid-wrap"):
+            assert np.allclose(
+                jn.spline_filter1d(x, order, axis=1, mode=mode),
+                ndi.spline_filter1d(x, order, axis=1, mode=mode),
+                rtol=1e-12, atol=1e-13), (n, mode)
+
+
 # -- values against SciPy (a few spot checks; compat_tests covers more) ------
 
 @pytest.mark.parametrize("order", range(6))
