@@ -373,8 +373,7 @@ def _points(c: Array, coordinates: Array | _GridSums, cval: Any,
             dtype: np.dtype, out_dtype: np.dtype) -> Array:
     if isinstance(coordinates, _GridSums):
         points = coordinates.evaluate()
-    else:
-        coordinates = coordinates.astype(_coordinate_dtype())
+    else:  # in _coordinate_dtype (_as_coordinates)
         points = [coordinates[axis] for axis in range(coordinates.shape[0])]
     points = [p + npad for p in points]
     return _round_to(_interpolate_points(c, points, order, mode, cval,
@@ -413,6 +412,18 @@ def _shape_generic(input: Array, order: int) -> bool:
             and input.size <= BUCKETS[-1] and concrete_on_cpu(input))
 
 
+def _as_coordinates(coordinates: Array | _GridSums) -> Array | _GridSums:
+    """Coordinates in :func:`_coordinate_dtype`, converted before any
+    kernel, so that kernels compile once for every coordinate dtype;
+    concrete CPU arrays are converted by numpy, without compiling."""
+    dtype = _coordinate_dtype()
+    if isinstance(coordinates, _GridSums) or coordinates.dtype == dtype:
+        return coordinates
+    if concrete_on_cpu(coordinates):
+        return jax.device_put(np.asarray(coordinates).astype(dtype))
+    return coordinates.astype(dtype)
+
+
 def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
                    npad: int, order: int, mode: str, dtype: np.dtype,
                    out_dtype: np.dtype) -> Array:
@@ -425,6 +436,7 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     """
     static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
                   out_dtype=out_dtype)
+    coordinates = _as_coordinates(coordinates)
     if (isinstance(coordinates, _GridSums) or not _shape_generic(c, order)
             or not concrete_on_cpu(coordinates)
             or isinstance(cval, jax.core.Tracer)):
