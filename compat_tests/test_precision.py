@@ -17,6 +17,7 @@ import jaxndimage as jn
 RNG = np.random.default_rng(20261201)
 IMAGES = [RNG.random(shape).astype(np.float32) for shape in ((61, 77), (9, 14, 11))]
 WEIGHTS = {2: RNG.random((3, 4)), 3: RNG.random((2, 3, 3))}
+LONG = RNG.random(97) - 0.5
 
 #: name -> (call, least fraction of bit-equal elements)
 CASES = {
@@ -27,6 +28,10 @@ CASES = {
     "uniform_filter": (lambda m, x: m.uniform_filter(x, 5, mode="wrap"), 1.0),
     "uniform_filter1d long": (lambda m, x: m.uniform_filter1d(x, 21, axis=0), 1.0),
     "correlate1d": (lambda m, x: m.correlate1d(x, [0.3, -1.7, 2.9, 0.1], axis=-1), 1.0),
+    # more terms than one fusion unrolls: looped blocks, same order; the
+    # Gaussian also reads further than a canvas does
+    "correlate1d long": (lambda m, x: m.correlate1d(x, LONG, axis=0), 1.0),
+    "gaussian_filter wide": (lambda m, x: m.gaussian_filter(x, 20.0, mode="wrap"), 1.0),
     "sobel": (lambda m, x: m.sobel(x, axis=0), 1.0),
     "prewitt": (lambda m, x: m.prewitt(x), 1.0),
     "laplace": (lambda m, x: m.laplace(x, mode="mirror"), 1.0),

@@ -69,6 +69,13 @@ BUCKETS: tuple[int, ...] = (23104, 81920, 184320, 368640, 737280, 1474560,
 #: The ratio between consecutive canvas lengths beyond `BUCKETS`.
 _GROWTH = 1.25
 
+#: The widest margin, in samples, a kernel reads on a canvas.  A canvas
+#: must reach ``margin * stride`` positions from any point, so it grows
+#: with the margin: past this width it holds many times the array, and a
+#: kernel runs faster on the array's own shape than on it, compiled for
+#: that shape (``benchmarks/bench_wide.py``, ``results/wide.json``).
+WIDEST_MARGIN = 48
+
 def bucket_length(size: int, reach: int = 0) -> int:
     """The canvas length for ``size`` samples read up to ``reach`` positions
     from any point: the first bucket that holds them."""
@@ -100,9 +107,17 @@ class ExactGrid:
             x = pad_axis(x, axis, b, a, mode, cval)
         return x
 
-    def shift(self, x: Array, axis: int, k: int) -> Array:
-        """``x`` read ``k`` samples further along ``axis`` (``k >= 0``)."""
-        return lax.slice_in_dim(x, k, x.shape[axis], axis=axis)
+    def shift(self, x: Array, axis: int, k: Any,
+              span: int | None = None) -> Array:
+        """``x`` read ``k`` samples further along ``axis`` (``k >= 0``).
+
+        With ``span``, the largest shift of the pass, every shift has the
+        same length, that of the pass's output, and ``k`` may be traced.
+        """
+        if span is None:
+            return lax.slice_in_dim(x, k, x.shape[axis], axis=axis)
+        return lax.dynamic_slice_in_dim(x, k, x.shape[axis] - span,
+                                        axis=axis)
 
     def shift_nd(self, x: Array, offset: Sequence[int]) -> Array:
         """``x`` read ``offset`` samples further along each axis."""
@@ -218,8 +233,12 @@ class FlatGrid:
         return _Offset(self._with_cval(x, axes, cval),
                        -self._distance(before))
 
-    def shift(self, x: Any, axis: int, k: int) -> Array:
-        return self._read(x, k * self.geometry.strides[axis] if k else 0)
+    def shift(self, x: Any, axis: int, k: Any,
+              span: int | None = None) -> Array:
+        # Every shifted read keeps the same margin: ``span`` is not needed.
+        if isinstance(k, int) and k == 0:
+            return self._read(x, 0)
+        return self._read(x, k * self.geometry.strides[axis])
 
     def shift_nd(self, x: Any, offset: Sequence[int]) -> Array:
         return self._read(x, self._distance(offset) if any(offset) else 0)
@@ -326,8 +345,8 @@ def shape_generic(static_argnames: tuple[str, ...],
     (weights, cval) are traced.  ``margins(ndim, **static)`` gives how far
     the kernel reads around each point.  Concrete single-device CPU input
     runs on a canvas (:class:`FlatGrid`); traced input or arguments (a
-    traced sigma), 0-d input and arrays on other devices run on
-    :class:`ExactGrid`.  Static arguments
+    traced sigma), 0-d input, arrays on other devices and kernels that read
+    further than `WIDEST_MARGIN` run on :class:`ExactGrid`.  Static arguments
     must be passed by keyword.  The result is the output array, of
     ``x``'s shape.
     """
@@ -353,9 +372,11 @@ def shape_generic(static_argnames: tuple[str, ...],
                     isinstance(leaf, jax.core.Tracer)
                     for leaf in jax.tree.leaves(arrays))):
                 return exact(x, *arrays, **static)
+            reads = margins(x.ndim, **static)
+            if max(reads.lo + reads.hi) > WIDEST_MARGIN:
+                return exact(x, *arrays, **static)
             host = np.asarray(x)
-            stored, length, geometry, core = build_canvas(
-                host, margins(x.ndim, **static))
+            stored, length, geometry, core = build_canvas(host, reads)
             result = flat(stored, geometry, *arrays, length=length, **static)
             block = np.asarray(result)[:int(np.prod(geometry.extents))]
             values = np.ascontiguousarray(

@@ -93,6 +93,36 @@ def _runtime_one(weights: Array) -> Array:
     return weights.reshape(-1)[0] * 0 + 1
 
 
+#: Terms a pass adds in one unrolled fusion.  Longer kernels add theirs in
+#: a loop over blocks of `TAP_BLOCK` unrolled terms: XLA's compile time
+#: grows faster than linearly with the terms of one fusion, and past about
+#: a hundred it stops fusing the shifted reads of a canvas.
+UNROLLED_TERMS = 64
+TAP_BLOCK = 32
+
+
+def _accumulate(total: Array, term: Callable[[Any], Array], count: int,
+                add: Callable[[Array, Array], Array]) -> Array:
+    """``total + term(0) + term(1) + ... + term(count - 1)``, added in that
+    order; beyond `UNROLLED_TERMS` the terms come in looped blocks, which
+    call ``term`` with a traced index."""
+    if count <= UNROLLED_TERMS:
+        for k in range(count):
+            total = add(total, term(k))
+        return total
+    blocks = count // TAP_BLOCK
+
+    def block(b: Any, total: Array) -> Array:
+        for j in range(TAP_BLOCK):
+            total = add(total, term(b * TAP_BLOCK + j))
+        return total
+
+    total = lax.fori_loop(0, blocks, block, total)
+    for k in range(blocks * TAP_BLOCK, count):
+        total = add(total, term(k))
+    return total
+
+
 def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
                    symmetry: int) -> Array:
     """``sum_k weights[k] * padded[k:]`` along ``axis``.
@@ -102,15 +132,16 @@ def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
     otherwise.
     """
     size = weights.shape[0]
+    span = size - 1
     # Materialised, so the weights are not recomputed inside every tap.
     weights = _BARRIER(weights.astype(padded.dtype))
     one = _runtime_one(weights)
 
     def tap(k):
-        return grid.shift(padded, axis, k)
+        return grid.shift(padded, axis, k, span)
 
     def add(a, b):
-        return b if a is None else grid.join(jnp.add, a, b)
+        return grid.join(jnp.add, a, b)
 
     def weighted(k, v):
         return (weights[k] * v) * one
@@ -118,20 +149,18 @@ def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
     if symmetry and size % 2:
         # SciPy's order: the centre, then the pairs from the outermost in.
         half = size // 2
-        total = weighted(half, tap(half))
-        for k in range(half):
-            pair = grid.join(jnp.add if symmetry > 0 else jnp.subtract,
-                             tap(k), tap(size - 1 - k))
-            total = add(total, weighted(k, pair))
+        op = jnp.add if symmetry > 0 else jnp.subtract
+        total = _accumulate(
+            weighted(half, tap(half)),
+            lambda k: weighted(k, grid.join(op, tap(k), tap(span - k))),
+            half, add)
         if symmetry < 0:
             # SciPy's derivative kernels never end at -0.
             total = jnp.where(total == 0, jnp.zeros((), padded.dtype), total)
         return total
     # SciPy's order: the last tap, then the others from the first.
-    total = weighted(size - 1, tap(size - 1))
-    for k in range(size - 1):
-        total = add(total, weighted(k, tap(k)))
-    return total
+    return _accumulate(weighted(span, tap(span)),
+                       lambda k: weighted(k, tap(k)), span, add)
 
 
 def _window_taps(grid: Any, padded: Array, size: int, axis: int) -> Array:
