@@ -13,6 +13,7 @@ every pass, as SciPy does; the passes of one call are fused into one program.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -100,42 +101,47 @@ def _runtime_one(weights: Array) -> Array:
 UNROLLED_TERMS = 64
 TAP_BLOCK = 32
 
+#: The block of the derivatives of a pass, all looped: XLA compiles the
+#: transpose of many unrolled shifted reads (pads of the cotangent) slowly
+#: and runs it slowly, and that of a loop of a few as fast as the pass.
+TANGENT_BLOCK = 8
+
 
 def _accumulate(total: Array, term: Callable[[Any], Array], count: int,
-                add: Callable[[Array, Array], Array]) -> Array:
+                add: Callable[[Array, Array], Array], unrolled: int,
+                block: int) -> Array:
     """``total + term(0) + term(1) + ... + term(count - 1)``, added in that
-    order; beyond `UNROLLED_TERMS` the terms come in looped blocks, which
-    call ``term`` with a traced index."""
-    if count <= UNROLLED_TERMS:
+    order; beyond ``unrolled`` terms, in a loop over blocks of ``block``
+    terms, which calls ``term`` with a traced index."""
+    if count <= unrolled:
         for k in range(count):
             total = add(total, term(k))
         return total
-    blocks = count // TAP_BLOCK
+    blocks = count // block
 
-    def block(b: Any, total: Array) -> Array:
-        for j in range(TAP_BLOCK):
-            total = add(total, term(b * TAP_BLOCK + j))
+    def body(b: Any, total: Array) -> Array:
+        for j in range(block):
+            total = add(total, term(b * block + j))
         return total
 
-    total = lax.fori_loop(0, blocks, block, total)
-    for k in range(blocks * TAP_BLOCK, count):
+    total = lax.fori_loop(0, blocks, body, total)
+    for k in range(blocks * block, count):
         total = add(total, term(k))
     return total
 
 
-def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
-                   symmetry: int) -> Array:
-    """``sum_k weights[k] * padded[k:]`` along ``axis``.
-
-    ``symmetry`` is +1 for a symmetric, -1 for an antisymmetric odd-sized
-    kernel (folded to halve the multiplications, as SciPy does) and 0
-    otherwise.
-    """
+def _taps(grid: Any, padded: Array, weights: Array, axis: int,
+          symmetry: int, unrolled: int, block: int, as_scipy: bool
+          ) -> Array:
+    """:func:`_weighted_taps`, with `_accumulate`'s ``unrolled`` and
+    ``block``.  ``as_scipy``: each product rounded before it is added, and
+    +0 for an antisymmetric kernel's 0, as SciPy computes (off for the
+    tangents, which must be linear in their arrays)."""
     size = weights.shape[0]
     span = size - 1
     # Materialised, so the weights are not recomputed inside every tap.
     weights = _BARRIER(weights.astype(padded.dtype))
-    one = _runtime_one(weights)
+    one = _runtime_one(weights) if as_scipy else None
 
     def tap(k):
         return grid.shift(padded, axis, k, span)
@@ -144,7 +150,7 @@ def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
         return grid.join(jnp.add, a, b)
 
     def weighted(k, v):
-        return (weights[k] * v) * one
+        return weights[k] * v if one is None else (weights[k] * v) * one
 
     if symmetry and size % 2:
         # SciPy's order: the centre, then the pairs from the outermost in.
@@ -153,14 +159,62 @@ def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
         total = _accumulate(
             weighted(half, tap(half)),
             lambda k: weighted(k, grid.join(op, tap(k), tap(span - k))),
-            half, add)
-        if symmetry < 0:
+            half, add, unrolled, block)
+        if symmetry < 0 and as_scipy:
             # SciPy's derivative kernels never end at -0.
             total = jnp.where(total == 0, jnp.zeros((), padded.dtype), total)
         return total
     # SciPy's order: the last tap, then the others from the first.
     return _accumulate(weighted(span, tap(span)),
-                       lambda k: weighted(k, tap(k)), span, add)
+                       lambda k: weighted(k, tap(k)), span, add, unrolled,
+                       block)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2, 3))
+def _exact_taps(padded: Array, weights: Array, axis: int,
+                symmetry: int) -> Array:
+    return _taps(ExactGrid(), padded, weights, axis, symmetry,
+                 UNROLLED_TERMS, TAP_BLOCK, True)
+
+
+@functools.partial(_exact_taps.defjvp, symbolic_zeros=True)
+def _exact_taps_jvp(axis: int, symmetry: int, primals: tuple,
+                    tangents: tuple) -> tuple[Array, Array]:
+    # The pass is linear in each of its arrays: the tangent is the same sum
+    # of the tangents, in looped blocks (see TANGENT_BLOCK).
+    padded, weights = primals
+    d_padded, d_weights = tangents
+    result = _exact_taps(padded, weights, axis, symmetry)
+
+    def looped(x: Array, w: Array) -> Array:
+        return _taps(ExactGrid(), x, w, axis, symmetry, 0, TANGENT_BLOCK,
+                     False)
+
+    terms = [looped(d_padded, weights) if not _is_zero(d_padded) else None,
+             looped(padded, d_weights) if not _is_zero(d_weights) else None]
+    terms = [t for t in terms if t is not None]
+    tangent = (sum(terms[1:], terms[0]) if terms
+               else jnp.zeros(result.shape, result.dtype))
+    return result, tangent
+
+
+def _is_zero(tangent: Any) -> bool:
+    return isinstance(tangent, jax.custom_derivatives.SymbolicZero)
+
+
+def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
+                   symmetry: int) -> Array:
+    """``sum_k weights[k] * padded[k:]`` along ``axis``.
+
+    ``symmetry`` is +1 for a symmetric, -1 for an antisymmetric odd-sized
+    kernel (folded to halve the multiplications, as SciPy does) and 0
+    otherwise.  On an :class:`ExactGrid`, the one a user's ``grad`` sees,
+    the derivatives add the same terms in loops of `TANGENT_BLOCK`.
+    """
+    if isinstance(grid, ExactGrid):
+        return _exact_taps(padded, weights, axis, symmetry)
+    return _taps(grid, padded, weights, axis, symmetry, UNROLLED_TERMS,
+                 TAP_BLOCK, True)
 
 
 def _window_taps(grid: Any, padded: Array, size: int, axis: int) -> Array:
