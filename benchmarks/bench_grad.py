@@ -70,7 +70,7 @@ def main() -> None:
             compiled, compile_s = {}, {}
             for name, loss in losses.items():
                 compiled[name], compile_s[name] = _compiled(loss, image)
-            runs = interleaved({name: (lambda c=c: c(image).block_until_ready())
+            runs = interleaved({name: (lambda c=c, a=image: c(a).block_until_ready())
                                 for name, c in compiled.items()}, repeats=7)
             for name in losses:
                 print(f"{case:36s} {name:11s} {compile_s[name]:9.2f} "
