@@ -295,9 +295,8 @@ def ndimage_function(*array_params: str,
         applied) to one int or None (the whole axis) per axis of the first
         array parameter; see :mod:`jaxndimage._distributed` for ready rules
         (``footprint_depth``, ``window1d_depth``, ``gaussian_depth``, ...).
-        Without it, ``_distributed.DEPTHS`` is looked up by the function's
-        name; a function found in neither computes a dask input whole, when
-        called, and returns a dask array of the result.
+        Without it, the function computes a dask input whole, when called,
+        and returns a dask array of the result.
     none_for_output_array : bool, optional
         Return None, not the array, when ``output=`` is an array the result
         was written into (SciPy's ``binary_fill_holes`` and
@@ -322,7 +321,6 @@ def ndimage_function(*array_params: str,
     def decorate(impl: F) -> F:
         signature = inspect.signature(impl)
         has_output = "output" in signature.parameters
-        depth_rule = depth or _distributed.DEPTHS.get(impl.__name__)
 
         @functools.wraps(impl)
         def wrapper(*args, **kwargs):
@@ -335,7 +333,7 @@ def ndimage_function(*array_params: str,
             if any(_distributed.is_dask_array(v) for v in given.values()):
                 bound.apply_defaults()
                 return _distributed.map_dask(wrapper, bound, array_params[0],
-                                             depth_rule)
+                                             depth)
 
             if any(is_jax_array(value) for value in given.values()):
                 if _is_array(output) and not isinstance(output, OutputArray):

@@ -7,8 +7,8 @@ dask
     applied) to one entry per axis of ``input`` — an int (the halo, the
     kernel radius plus ``|origin|``) or None (the axis must be whole, as for a
     user's callable or a Fourier filter).  New functions pass it to the
-    decorator, ``@ndimage_function("input", depth=footprint_depth)``; the
-    rules of the linear filters are in :data:`DEPTHS`.
+    decorator, ``@ndimage_function("input", depth=footprint_depth)``, next
+    to its definition.
 
     :func:`map_dask` then builds ``dask.array.map_overlap`` over the dask
     input.  Every block is filtered by the same public function on numpy, with
@@ -50,7 +50,6 @@ from jaxndimage._support import (
 )
 
 __all__ = [
-    "DEPTHS",
     "DepthRule",
     "axis_whole_depth",
     "call_sharded",
@@ -234,47 +233,6 @@ def axis_whole_depth(arguments: Mapping[str, Any], ndim: int
     unbounded reach (recursive spline prefilters)."""
     return _per_axis([None], (normalize_axis(arguments.get("axis", -1),
                                              ndim),), ndim)
-
-
-#: How far each public function reaches around an output point, by name:
-#: the one place the halo depths of jaxndimage's functions are declared, so
-#: the kernels stay free of dask concerns.  A function defined elsewhere can
-#: pass its rule to its decorator instead
-#: (``@ndimage_function("input", depth=footprint_depth)``); a function with
-#: neither computes a dask input whole (interpolation).
-DEPTHS: dict[str, DepthRule] = {
-    "correlate1d": window1d_depth,
-    "convolve1d": convolve1d_depth,
-    "correlate": footprint_depth,
-    "convolve": convolve_depth,
-    "uniform_filter1d": window1d_depth,
-    "uniform_filter": footprint_depth,
-    "gaussian_filter1d": gaussian1d_depth,
-    "gaussian_filter": gaussian_depth,
-    "gaussian_laplace": gaussian_depth,
-    "gaussian_gradient_magnitude": gaussian_depth,
-    "sobel": neighbour_depth,
-    "prewitt": neighbour_depth,
-    "laplace": neighbour_depth,
-    "generic_laplace": whole_depth,
-    "generic_gradient_magnitude": whole_depth,
-    "minimum_filter1d": window1d_depth,
-    "maximum_filter1d": window1d_depth,
-    "minimum_filter": footprint_depth,
-    "maximum_filter": footprint_depth,
-    "median_filter": footprint_depth,
-    "rank_filter": footprint_depth,
-    "percentile_filter": footprint_depth,
-    "generic_filter": footprint_depth,
-    "generic_filter1d": window1d_depth,
-    "vectorized_filter": whole_depth,
-    "spline_filter1d": axis_whole_depth,
-    "fourier_gaussian": whole_depth,
-    "fourier_uniform": whole_depth,
-    "fourier_ellipsoid": whole_depth,
-    "fourier_shift": whole_depth,
-    "spline_filter": whole_depth,
-}
 
 
 # --------------------------------------------------------------------------

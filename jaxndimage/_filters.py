@@ -26,6 +26,16 @@ from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import ExactGrid, Margins, concrete_on_cpu, pointwise, shape_generic
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
+from jaxndimage._distributed import (
+    convolve1d_depth,
+    convolve_depth,
+    footprint_depth,
+    gaussian1d_depth,
+    gaussian_depth,
+    neighbour_depth,
+    whole_depth,
+    window1d_depth,
+)
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
     FILTER_EXTENSION,
@@ -574,7 +584,7 @@ def _empty_result(input: Array, out: np.dtype) -> Array:
 # --------------------------------------------------------------------------
 
 @docfiller(verb="Correlate", operation="correlation")
-@ndimage_function("input", "weights")
+@ndimage_function("input", "weights", depth=window1d_depth)
 def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
                 output: Any = None, mode: str = "reflect", cval: Any = 0.0,
                 origin: int = 0) -> Array:
@@ -618,7 +628,7 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
 
 
 @docfiller(verb="Convolve", operation="convolution")
-@ndimage_function("input", "weights")
+@ndimage_function("input", "weights", depth=convolve1d_depth)
 def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
                output: Any = None, mode: str = "reflect", cval: Any = 0.0,
                origin: int = 0) -> Array:
@@ -687,7 +697,8 @@ def _correlate_or_convolve(input: Array, weights: Array, output: Any,
 
 
 @docfiller(operation="correlation", index="i + j - c")
-@ndimage_function("input", "weights", reject_float16=nonempty)
+@ndimage_function("input", "weights", reject_float16=nonempty,
+                   depth=footprint_depth)
 def correlate(input: ArrayLike, weights: ArrayLike, output: Any = None,
               mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
               axes: Any = None) -> Array:
@@ -717,7 +728,8 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: Any = None,
 
 
 @docfiller(operation="convolution", index="i + c - j")
-@ndimage_function("input", "weights", reject_float16=nonempty)
+@ndimage_function("input", "weights", reject_float16=nonempty,
+                   depth=convolve_depth)
 def convolve(input: ArrayLike, weights: ArrayLike, output: Any = None,
              mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
              axes: Any = None) -> Array:
@@ -778,7 +790,7 @@ def _gaussian(input: Array, sigmas: Sequence, orders: Sequence, modes:
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=gaussian1d_depth)
 def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
                       order: int = 0, output: Any = None,
                       mode: str = "reflect", cval: Any = 0.0,
@@ -828,7 +840,7 @@ def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=gaussian_depth)
 def gaussian_filter(input: ArrayLike, sigma: Any, order: Any = 0,
                     output: Any = None, mode: Any = "reflect",
                     cval: Any = 0.0, truncate: float = 4.0, *,
@@ -914,7 +926,7 @@ def _sigma_per_axis(sigma: Any, axes: tuple[int, ...], ndim: int) -> list:
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=gaussian_depth)
 def gaussian_laplace(input: ArrayLike, sigma: Any, output: Any = None,
                      mode: Any = "reflect", cval: Any = 0.0, *,
                      axes: Any = None, **kwargs: Any) -> Array:
@@ -945,7 +957,7 @@ def gaussian_laplace(input: ArrayLike, sigma: Any, output: Any = None,
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=gaussian_depth)
 def gaussian_gradient_magnitude(input: ArrayLike, sigma: Any,
                                 output: Any = None, mode: Any = "reflect",
                                 cval: Any = 0.0, *, axes: Any = None,
@@ -1004,7 +1016,7 @@ def _derivatives(derivative: Callable, input: Array, out: np.dtype,
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=whole_depth)
 def generic_laplace(input: ArrayLike, derivative2: Callable,
                     output: Any = None, mode: Any = "reflect",
                     cval: Any = 0.0, extra_arguments: Sequence = (),
@@ -1069,7 +1081,7 @@ def _sqrt_like_numpy(x: Array, out: np.dtype) -> Array:
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=whole_depth)
 def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
                                output: Any = None, mode: Any = "reflect",
                                cval: Any = 0.0,
@@ -1150,7 +1162,7 @@ def _derivative_and_smoothing(input: Array, axis: int, output: Any,
 
 
 @docfiller(title="Sobel", smoothing="1, 2, 1", edge="4.")
-@ndimage_function("input")
+@ndimage_function("input", depth=neighbour_depth)
 def sobel(input: ArrayLike, axis: int = -1, output: Any = None,
           mode: Any = "reflect", cval: Any = 0.0) -> Array:
     """%(derivative_and_smoothing_doc)s"""
@@ -1159,7 +1171,7 @@ def sobel(input: ArrayLike, axis: int = -1, output: Any = None,
 
 
 @docfiller(title="Prewitt", smoothing="1, 1, 1", edge="3.")
-@ndimage_function("input")
+@ndimage_function("input", depth=neighbour_depth)
 def prewitt(input: ArrayLike, axis: int = -1, output: Any = None,
             mode: Any = "reflect", cval: Any = 0.0) -> Array:
     """%(derivative_and_smoothing_doc)s"""
@@ -1172,7 +1184,7 @@ def _second_difference(input, axis, output, mode, cval):
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=neighbour_depth)
 def laplace(input: ArrayLike, output: Any = None, mode: Any = "reflect",
             cval: Any = 0.0, *, axes: Any = None) -> Array:
     """Laplace filter from second differences ``[1, -2, 1]`` per axis.
@@ -1223,7 +1235,7 @@ def _uniform(input: Array, sizes: Sequence[int], origins: Sequence[int],
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=window1d_depth)
 def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1,
                      output: Any = None, mode: str = "reflect",
                      cval: Any = 0.0, origin: int = 0) -> Array:
@@ -1252,7 +1264,7 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1,
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=footprint_depth)
 def uniform_filter(input: ArrayLike, size: Any = 3, output: Any = None,
                    mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0,
                    *, axes: Any = None) -> Array:

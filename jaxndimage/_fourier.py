@@ -22,6 +22,7 @@ import numpy as np
 from jaxndimage._cache import cached_jit
 from jaxndimage._casting import arithmetic_dtype
 from jaxndimage._dispatch import ndimage_function, nonempty
+from jaxndimage._distributed import whole_depth
 from jaxndimage._docstrings import docfiller
 from jaxndimage._support import OutputArray, normalize_axis, normalize_sequence
 
@@ -255,7 +256,7 @@ def _filter(input, parameter, n, axis, output, kind, name):
 
 
 @docfiller
-@ndimage_function("input", keeps_byte_order=True)
+@ndimage_function("input", keeps_byte_order=True, depth=whole_depth)
 def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
                      axis: int = -1, output: Any = None) -> Array:
     """Multidimensional Gaussian filter in the Fourier domain.
@@ -288,7 +289,7 @@ def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
 
 
 @docfiller
-@ndimage_function("input", keeps_byte_order=True)
+@ndimage_function("input", keeps_byte_order=True, depth=whole_depth)
 def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
                     axis: int = -1, output: Any = None) -> Array:
     """Multidimensional uniform filter in the Fourier domain.
@@ -316,7 +317,7 @@ def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
 
 
 @docfiller
-@ndimage_function("input", keeps_byte_order=True)
+@ndimage_function("input", keeps_byte_order=True, depth=whole_depth)
 def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
                       axis: int = -1, output: Any = None) -> Array:
     """Ellipsoidal box filter in the Fourier domain (1-D to 3-D).
@@ -357,7 +358,7 @@ def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
 
 @docfiller
 @ndimage_function("input", reject_float16=nonempty,
-                  keeps_byte_order=True)
+                  keeps_byte_order=True, depth=whole_depth)
 def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
                   output: Any = None) -> Array:
     """Shift in the Fourier domain.

@@ -46,6 +46,7 @@ from jaxndimage._dispatch import (
     ndimage_function,
     nonempty,
 )
+from jaxndimage._distributed import footprint_depth, whole_depth, window1d_depth
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import check_mode, pad_axis
 from jaxndimage._rank import (
@@ -226,7 +227,8 @@ def _generic_kernel(x: Array, cval: Any, extra: tuple[Array, ...], *,
 
 
 @docfiller
-@ndimage_function("input", "footprint", reject_float16=nonempty)
+@ndimage_function("input", "footprint", reject_float16=nonempty,
+                   depth=footprint_depth)
 def generic_filter(input: ArrayLike, function: Any, size: Any = None,
                    footprint: Any = None, output: Any = None,
                    mode: str = "reflect", cval: Any = 0.0, origin: Any = 0,
@@ -430,7 +432,7 @@ def _generic1d_kernel(x: Array, cval: Any, extra: tuple[Array, ...], *,
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=window1d_depth)
 def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
                      axis: int = -1, output: Any = None,
                      mode: str = "reflect", cval: Any = 0.0, origin: int = 0,
@@ -596,7 +598,8 @@ def _vectorized_numpy(x: np.ndarray, cval: Any, function, size, mask,
 
 
 @docfiller
-@ndimage_function("input", "footprint", reject_float16=False)
+@ndimage_function("input", "footprint", reject_float16=False,
+                   depth=whole_depth)
 def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
                       footprint: Any = None, output: Any = None,
                       mode: str = "reflect", cval: Any = None,

@@ -34,6 +34,7 @@ import numpy as np
 from jaxndimage._canvas import ExactGrid, Margins, shape_generic
 from jaxndimage._casting import cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import ndimage_function
+from jaxndimage._distributed import footprint_depth, window1d_depth
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import FILTER_EXTENSION, check_mode, window_passes
 from jaxndimage._support import (
@@ -455,7 +456,7 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
 
 
 @docfiller(title="Minimum", example="2, 0, 0, 0, 1, 1, 0, 0")
-@ndimage_function("input")
+@ndimage_function("input", depth=window1d_depth)
 def minimum_filter1d(input: ArrayLike, size: int, axis: int = -1,
                      output: Any = None, mode: str = "reflect",
                      cval: Any = 0.0, origin: int = 0) -> Array:
@@ -465,7 +466,7 @@ def minimum_filter1d(input: ArrayLike, size: int, axis: int = -1,
 
 
 @docfiller(title="Maximum", example="8, 8, 8, 4, 9, 9, 9, 9")
-@ndimage_function("input")
+@ndimage_function("input", depth=window1d_depth)
 def maximum_filter1d(input: ArrayLike, size: int, axis: int = -1,
                      output: Any = None, mode: str = "reflect",
                      cval: Any = 0.0, origin: int = 0) -> Array:
@@ -478,7 +479,7 @@ def maximum_filter1d(input: ArrayLike, size: int, axis: int = -1,
 array([[5, 3, 3],
        [1, 1, 3],
        [1, 1, 2]])""")
-@ndimage_function("input", "footprint")
+@ndimage_function("input", "footprint", depth=footprint_depth)
 def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                    output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
                    origin: Any = 0, *, axes: Any = None) -> Array:
@@ -496,7 +497,7 @@ def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
 array([[5, 5, 8],
        [5, 9, 9],
        [7, 9, 9]])""")
-@ndimage_function("input", "footprint")
+@ndimage_function("input", "footprint", depth=footprint_depth)
 def maximum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                    output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
                    origin: Any = 0, *, axes: Any = None) -> Array:
@@ -564,7 +565,7 @@ def _float16_reaches_c(input) -> bool:
 
 @docfiller(parameter="rank")
 @ndimage_function("input", "footprint",
-                  reject_float16=_float16_reaches_c)
+                  reject_float16=_float16_reaches_c, depth=footprint_depth)
 def rank_filter(input: ArrayLike, rank: int, size: Any = None,
                 footprint: Any = None, output: Any = None,
                 mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0, *,
@@ -597,7 +598,7 @@ def rank_filter(input: ArrayLike, rank: int, size: Any = None,
 
 @docfiller
 @ndimage_function("input", "footprint",
-                  reject_float16=_float16_reaches_c)
+                  reject_float16=_float16_reaches_c, depth=footprint_depth)
 def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                   output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
                   origin: Any = 0, *, axes: Any = None) -> Array:
@@ -635,7 +636,7 @@ def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
 
 @docfiller(parameter="percentile")
 @ndimage_function("input", "footprint",
-                  reject_float16=_float16_reaches_c)
+                  reject_float16=_float16_reaches_c, depth=footprint_depth)
 def percentile_filter(input: ArrayLike, percentile: float, size: Any = None,
                       footprint: Any = None, output: Any = None,
                       mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0,

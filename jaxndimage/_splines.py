@@ -45,6 +45,7 @@ from jax import lax
 from jaxndimage._cache import cached_jit
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
 from jaxndimage._dispatch import ndimage_function
+from jaxndimage._distributed import axis_whole_depth, whole_depth
 from jaxndimage._docstrings import docfiller
 from jaxndimage._filters import _correlate_along
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, extend_indices, pad_axis
@@ -219,7 +220,7 @@ def _spline_output(output: Any, input: Array) -> np.dtype:
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=axis_whole_depth)
 def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
                     output: Any = np.float64, mode: str = "mirror") -> Array:
     """Spline coefficients of `input` along one axis.
@@ -267,7 +268,7 @@ def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", depth=whole_depth)
 def spline_filter(input: ArrayLike, order: int = 3, output: Any = np.float64,
                   mode: str = "mirror") -> Array:
     """Multidimensional spline coefficients of `input`.
