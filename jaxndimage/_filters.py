@@ -112,9 +112,10 @@ UNROLLED_TERMS = 64
 TAP_BLOCK = 32
 
 #: The block of the derivatives of a pass, all looped: XLA compiles the
-#: transpose of many unrolled shifted reads (pads of the cotangent) slowly
-#: and runs it slowly, and that of a loop of a few as fast as the pass.
-TANGENT_BLOCK = 8
+#: transpose of unrolled shifted reads (pads of the cotangent) slowly and
+#: runs it slowly, and that of a loop of two terms at a time as fast as
+#: the pass (``benchmarks/bench_grad.py``).
+TANGENT_BLOCK = 2
 
 
 def _accumulate(total: Array, term: Callable[[Any], Array], count: int,
