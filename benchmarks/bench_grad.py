@@ -14,9 +14,6 @@ interleaved), at sigma 2 and 8 on 256² and 1024², and jaxndimage's
 
 from __future__ import annotations
 
-import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -29,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_small import interleaved  # noqa: E402
+from bench_small import interleaved, write_results  # noqa: E402
 
 import jaxndimage as jn  # noqa: E402
 
@@ -77,12 +74,7 @@ def main() -> None:
                       f"{runs[name] * 1e3:8.2f}")
                 results[f"{case} {name}"] = {"compile_s": compile_s[name],
                                              "run_s": runs[name]}
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({"machine": platform.platform(),
-                                   "cpus": os.cpu_count(),
-                                   "jax": jax.__version__,
-                                   "results": results}, indent=2) + "\n")
-    print(f"wrote {RESULTS.relative_to(ROOT)}")
+    write_results(RESULTS, results, jax=jax.__version__)
 
 
 if __name__ == "__main__":

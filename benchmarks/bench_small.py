@@ -70,6 +70,16 @@ def interleaved(calls: dict, repeats: int) -> dict[str, float]:
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
+def write_results(path: Path, results: dict, **extra) -> None:
+    """Write ``results`` to ``path`` as JSON, with the machine and
+    ``extra`` entries."""
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"machine": platform.platform(),
+                                "cpus": os.cpu_count(), **extra,
+                                "results": results}, indent=2) + "\n")
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     results = {}
@@ -103,11 +113,7 @@ def main() -> None:
           f"{numba_first * 1e3:.1f} ms")
     results["first_call_new_shape_s"] = shape_first
     results["numba_first_call_new_dtype_s"] = numba_first
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({"machine": platform.platform(),
-                                   "cpus": os.cpu_count(),
-                                   "results": results}, indent=2) + "\n")
-    print(f"wrote {RESULTS.relative_to(ROOT)}")
+    write_results(RESULTS, results)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,7 @@ for the wide ones too, to show what the rule gains.  Writes
 
 from __future__ import annotations
 
-import json
 import os
-import platform
 import sys
 from functools import partial
 from pathlib import Path
@@ -29,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ["JAXNDIMAGE_CACHE"] = "0"
 
-from bench_small import _timed, interleaved  # noqa: E402
+from bench_small import _timed, interleaved, write_results  # noqa: E402
 
 import jaxndimage as jn  # noqa: E402
 from jaxndimage import _canvas  # noqa: E402
@@ -71,12 +69,7 @@ def main() -> None:
                   f"{first:8.2f}")
             results[f"gaussian_filter {size} sigma {sigma}"] = {
                 **t, "ratio": ratio, "first_call_s": first}
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({"machine": platform.platform(),
-                                   "cpus": os.cpu_count(),
-                                   "widest_margin": _canvas.WIDEST_MARGIN,
-                                   "results": results}, indent=2) + "\n")
-    print(f"wrote {RESULTS.relative_to(ROOT)}")
+    write_results(RESULTS, results, widest_margin=_canvas.WIDEST_MARGIN)
 
 
 if __name__ == "__main__":
