@@ -201,16 +201,11 @@ def _exact_taps_jvp(axis: int, symmetry: int, primals: tuple,
         return _taps(ExactGrid(), x, w, axis, symmetry, 0, TANGENT_BLOCK,
                      False)
 
-    terms = [looped(d_padded, weights) if not _is_zero(d_padded) else None,
-             looped(padded, d_weights) if not _is_zero(d_weights) else None]
-    terms = [t for t in terms if t is not None]
-    tangent = (sum(terms[1:], terms[0]) if terms
-               else jnp.zeros(result.shape, result.dtype))
-    return result, tangent
-
-
-def _is_zero(tangent: Any) -> bool:
-    return isinstance(tangent, jax.custom_derivatives.SymbolicZero)
+    # JAX calls this rule only when at least one tangent is nonzero.
+    terms = [looped(x, w) for x, w, t in ((d_padded, weights, d_padded),
+                                          (padded, d_weights, d_weights))
+             if not isinstance(t, jax.custom_derivatives.SymbolicZero)]
+    return result, sum(terms[1:], terms[0])
 
 
 def _weighted_taps(grid: Any, padded: Array, weights: Array, axis: int,
