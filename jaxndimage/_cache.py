@@ -92,6 +92,8 @@ def _max_bytes() -> int:
 
 def _type_key(value: Any) -> Any:
     """What a compiled program depends on in an argument."""
+    if type(value) is np.ndarray:
+        return (value.shape, value.dtype, False)
     if isinstance(value, jax.Array | np.ndarray | np.generic):
         return (value.shape, value.dtype, getattr(value, "weak_type", False))
     if type(value) in (tuple, list):

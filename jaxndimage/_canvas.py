@@ -39,6 +39,7 @@ crop to the output.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -275,51 +276,73 @@ class Margins(NamedTuple):
     steps: int = 1
 
 
-def build_canvas(x: np.ndarray, margins: Margins
-                 ) -> tuple[np.ndarray, int, Geometry, tuple[slice, ...]]:
-    """``x`` extended by ``margins`` in a canvas of a bucket length, stored
-    with a margin of one reach per step on both sides (see
-    :class:`FlatGrid`).
+class _Layout(NamedTuple):
+    """Where an array of one shape lies in its canvas (see
+    :func:`build_canvas`); ``fills`` are the (destination, source) index
+    pairs that extend the block by its margins, axis by axis."""
 
-    Returns the stored canvas, the canvas length, its geometry, and the index of ``x`` in the
-    extended block (``canvas[:prod(extents)].reshape(extents)[index]``).
-    """
+    length: int
+    margin: int
+    size: int
+    extents: tuple[int, ...]
+    core: tuple[slice, ...]
+    fills: tuple[tuple[tuple, tuple], ...]
+    geometry: Geometry
+
+
+@functools.lru_cache(maxsize=256)
+def _layout(shape: tuple[int, ...], margins: Margins) -> _Layout:
     lo, hi = margins.lo, margins.hi
-    extents = tuple(n + a + b for n, a, b in zip(x.shape, lo, hi))
-    strides = [int(np.prod(extents[a + 1:])) for a in range(x.ndim)]
-    size = int(np.prod(extents))
+    ndim = len(shape)
+    extents = tuple(n + a + b for n, a, b in zip(shape, lo, hi))
+    strides = [math.prod(extents[a + 1:]) for a in range(ndim)]
+    size = math.prod(extents)
     length = bucket_length(size, sum(max(a, b) * s for a, b, s in
                                      zip(lo, hi, strides)))
-    margin = reach_of(length) * margins.steps
-    stored = aligned_empty(length + 2 * margin, x.dtype)
-    canvas = stored[margin:margin + length]
-    block = canvas[:size].reshape(extents)
-    core = tuple(slice(a, a + n) for a, n in zip(lo, x.shape))
-    block[core] = x
+    core = tuple(slice(a, a + n) for a, n in zip(lo, shape))
+    fills = []
     for axis, mode in enumerate(margins.modes):
         if not (lo[axis] or hi[axis]):
             continue
+        if FILTER_EXTENSION[mode] == "constant":
+            continue  # the kernel writes cval there, in its own dtype
         # Along this axis, every position of the extended block; along
         # earlier axes, the extended block (margins filled already); along
         # later axes, the array only.
-        n = x.shape[axis]
-        index = list(core)
-        index[:axis] = [slice(None)] * axis
-        if FILTER_EXTENSION[mode] == "constant":
-            continue  # the kernel writes cval there, in its own dtype
+        n = shape[axis]
+        index = [slice(None)] * axis + list(core[axis:])
         source = lo[axis] + extend_indices(
             np.arange(-lo[axis], n + hi[axis]), n, mode)
         for part in (slice(0, lo[axis]), slice(lo[axis] + n, None)):
             index[axis] = part
             select = list(index)
             select[axis] = source[part]
-            block[tuple(index)] = block[tuple(select)]
-    geometry = Geometry(
-        strides=np.array(strides, np.int32),
-        extents=np.array(extents, np.int32),
-        lo=np.array(lo, np.int32),
-        shape=np.array(x.shape, np.int32))
-    return stored, length, geometry, core
+            fills.append((tuple(index), tuple(select)))
+    vectors = [np.array(v, np.int32) for v in (strides, extents, lo, shape)]
+    for vector in vectors:
+        vector.flags.writeable = False  # shared by every call of the shape
+    return _Layout(length, reach_of(length) * margins.steps, size, extents,
+                   core, tuple(fills), Geometry(*vectors))
+
+
+def build_canvas(x: np.ndarray, margins: Margins
+                 ) -> tuple[np.ndarray, int, Geometry, tuple[slice, ...]]:
+    """``x`` extended by ``margins`` in a canvas of a bucket length, stored
+    with a margin of one reach per step on both sides (see
+    :class:`FlatGrid`).
+
+    Returns the stored canvas, the canvas length, its geometry, and the
+    index of ``x`` in the extended block
+    (``canvas[:prod(extents)].reshape(extents)[index]``).
+    """
+    layout = _layout(x.shape, margins)
+    stored = aligned_empty(layout.length + 2 * layout.margin, x.dtype)
+    block = stored[layout.margin:layout.margin + layout.size].reshape(
+        layout.extents)
+    block[layout.core] = x
+    for index, select in layout.fills:
+        block[index] = block[select]
+    return stored, layout.length, layout.geometry, layout.core
 
 
 def concrete_on_cpu(x: Any) -> bool:
@@ -378,9 +401,9 @@ def shape_generic(static_argnames: tuple[str, ...],
             host = np.asarray(x)
             stored, length, geometry, core = build_canvas(host, reads)
             result = flat(stored, geometry, *arrays, length=length, **static)
-            block = np.asarray(result)[:int(np.prod(geometry.extents))]
-            values = np.ascontiguousarray(
-                block.reshape(tuple(geometry.extents))[core])
+            extents = tuple(int(n) for n in geometry.extents)
+            block = np.asarray(result)[:math.prod(extents)]
+            values = np.ascontiguousarray(block.reshape(extents)[core])
             return jax.device_put(values) if isinstance(
                 x, jax.Array) else values
 
@@ -416,8 +439,11 @@ def pointwise(function: Callable, *arrays: Array, **static: Any) -> Array:
     shape = arrays[0].shape
     if not arrays[0].size or not all(concrete_on_cpu(a) for a in arrays):
         return function(*arrays, **static)
-    size = int(np.prod(shape))
+    size = math.prod(shape)
     flat = [flat_bucket(np.asarray(array).reshape(-1)) for array in arrays]
     kernel = _pointwise_kernel(function, tuple(static))
-    result = np.asarray(kernel(*flat, **static))[:size].reshape(shape)
-    return jax.device_put(np.ascontiguousarray(result))
+    result = np.ascontiguousarray(
+        np.asarray(kernel(*flat, **static))[:size].reshape(shape))
+    if any(isinstance(array, jax.Array) for array in arrays):
+        return jax.device_put(result)
+    return result

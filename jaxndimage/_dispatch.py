@@ -7,10 +7,14 @@ caller holds:
 
 * JAX arrays (tracers included) go straight through: no host round trip, so
   the function works under ``jit``, ``vmap`` and ``grad``.
-* numpy, array-likes and other array-API arrays are moved to JAX (zero-copy
-  through DLPack where possible), computed under a local x64 scope (the user's
-  global JAX configuration is never touched), and handed back as the caller's
-  array type.  ``output=`` may then be an array of that type, written in place
+* numpy, array-likes and other array-API arrays in host memory reach the
+  implementation as numpy arrays (views where possible), are computed under a
+  local x64 scope (the user's global JAX configuration is never touched), and
+  are handed back as the caller's array type.  A compiled kernel reads an
+  aligned numpy buffer without a copy, so host arrays are not turned into
+  JAX arrays on the way (``jax.dlpack.from_dlpack`` alone costs about 60 µs
+  a call); implementations that run eager JAX code on an array convert it
+  with :func:`to_jax`.  ``output=`` may then be an array of that type, written in place
   and returned, as SciPy does.  Arrays in accelerator memory (CuPy, torch on
   CUDA) go to JAX and back through DLPack on their device; an array type
   nobody can convert is a TypeError naming the type.
@@ -37,9 +41,9 @@ from jaxndimage._casting import scipy_arithmetic
 from jaxndimage._distributed import DepthRule
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
 
-__all__ = ["as_caller_array", "as_numpy", "caller_namespace", "from_jax",
-           "host_array", "is_jax_array", "ndimage_function", "nonempty",
-           "to_jax"]
+__all__ = ["as_array", "as_caller_array", "as_numpy", "caller_namespace", "from_jax",
+           "host_array", "host_only", "is_jax_array", "ndimage_function",
+           "nonempty", "to_jax"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -66,16 +70,33 @@ def as_numpy(value: Any) -> np.ndarray:
     return np.asarray(value)
 
 
+def host_array(value: Any) -> np.ndarray:
+    """An array-like in host memory as a numpy array of native byte order
+    (a view where one is possible)."""
+    array = as_numpy(value)
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    return array
+
+
+def as_array(value: Any) -> Any:
+    """numpy and JAX arrays (tracers included) as they are; any other
+    array-like as numpy.  For implementations whose kernels take either."""
+    if isinstance(value, np.ndarray | jax.Array):
+        return value
+    return host_array(value)
+
+
 def to_jax(value: Any) -> jax.Array:
-    """Move an array-like to JAX; C-contiguous numpy data aligned for XLA is
-    not copied.
+    """An array-like as a JAX array: JAX arrays (tracers included) as they
+    are; C-contiguous numpy data aligned for XLA without a copy.
 
     Other data is copied once, by ``jax.device_put`` (not by the DLPack
     import, whose copy of unaligned memory is slower).
     """
-    array = as_numpy(value)
-    if not array.dtype.isnative:
-        array = array.astype(array.dtype.newbyteorder("="))
+    if isinstance(value, jax.Array):
+        return value
+    array = host_array(value)
     if (array.flags.c_contiguous and array.size and array.dtype != object
             and array.ctypes.data % XLA_ALIGNMENT == 0):
         try:
@@ -123,26 +144,42 @@ def _buffer_pointer(array: jax.Array) -> int | None:
         return None
 
 
-def from_jax(array: jax.Array, borrowed: frozenset[int] = frozenset()
+def from_jax(array: Any, borrowed: tuple[np.ndarray, ...] = ()
              ) -> np.ndarray:
-    """A writeable numpy array holding ``array``'s values.
+    """A writeable numpy array holding the values of a result (a JAX
+    array, a numpy array or a scalar) that shares no memory with the
+    ``borrowed`` host inputs.
 
     A fresh single-device CPU result is handed over without a copy; a result
-    that still shares memory with an input (``borrowed`` pointers) is copied.
+    that still shares memory with an input is copied.
     """
+    if not isinstance(array, jax.Array):
+        values = np.asarray(array)
+        if values.ndim and (not values.flags.writeable or any(
+                np.may_share_memory(values, b) for b in borrowed)):
+            return values.copy()
+        return values
     array.block_until_ready()
     devices = array.devices()
     pointer = _buffer_pointer(array) if array.size else None
-    if (pointer is not None and pointer not in borrowed and len(devices) == 1
-            and next(iter(devices)).platform == "cpu"):
+    if (pointer is not None and len(devices) == 1
+            and next(iter(devices)).platform == "cpu"
+            and not any(_within(pointer, b) for b in borrowed)):
         return np.asarray(_HostBuffer(array))
     return np.array(array)
 
 
+def _within(pointer: int, array: np.ndarray) -> bool:
+    """True if ``pointer`` lies in ``array``'s memory."""
+    start = array.__array_interface__["data"][0]
+    return start <= pointer < start + max(array.nbytes, 1)
+
+
 def _output_request(output: Any, namespace: Any = None) -> Any:
     """Turn a caller's ``output=`` into what an implementation expects."""
-    if output is None or isinstance(output, str | type | np.dtype):
-        return output
+    if output is None or isinstance(output, str | type | np.dtype
+                                    | OutputArray):
+        return output  # an OutputArray: a request from an implementation
     if _is_array(output):
         return OutputArray(np.dtype(as_numpy(output).dtype),
                            tuple(output.shape))
@@ -158,14 +195,18 @@ def _output_request(output: Any, namespace: Any = None) -> Any:
         return OutputArray(array.dtype, array.shape)
 
 
-def host_array(input: jax.Array, name: str) -> np.ndarray:
-    """``input`` as numpy, for callables that only run on the host."""
+def host_only(input: Any, name: str) -> np.ndarray:
+    """``input`` as a read-only numpy view, for callables that only run on
+    the host (a callable that writes to its argument cannot reach the
+    caller's array)."""
     if isinstance(input, jax.core.Tracer):
         raise TypeError(
             f"function: {name} cannot trace this callable with JAX, and a "
             "non-traceable callable needs concrete input; call it outside "
             "jit/vmap/grad or pass a JAX-traceable function")
-    return np.asarray(input)
+    view = np.asarray(input).view()
+    view.flags.writeable = False
+    return view
 
 
 _CALLER_NAMESPACE: contextvars.ContextVar = contextvars.ContextVar(
@@ -245,11 +286,12 @@ def _from_device(value: Any) -> jax.Array:
     return jax.dlpack.from_dlpack(value)
 
 
-def _to_device(array: jax.Array, borrowed: frozenset[int],
+def _to_device(array: jax.Array, borrowed: tuple[np.ndarray, ...],
                namespace: Any) -> Any:
     """A JAX result on an accelerator handed to ``namespace`` via DLPack
-    (a copy first where it shares memory with an input)."""
-    if _buffer_pointer(array) in borrowed:
+    (a copy first where it shares memory with a host input)."""
+    pointer = _buffer_pointer(array)
+    if pointer is not None and any(_within(pointer, b) for b in borrowed):
         array = array.copy()
     return namespace.from_dlpack(array)
 
@@ -350,14 +392,16 @@ def ndimage_function(*array_params: str,
             on_device = not all(_on_host(value) for value in given.values())
             with (jax.enable_x64(True), _calling_from(namespace),
                   scipy_arithmetic()):
-                borrowed = set()
                 for name, value in given.items():
-                    value = (_from_device(value) if not _on_host(value)
-                             else to_jax(value))
+                    if not _on_host(value):
+                        value = _from_device(value)
+                    elif on_device:  # beside accelerator arrays: to JAX
+                        value = to_jax(value)
+                    else:
+                        value = host_array(value)
                     arguments[name] = value
-                    pointer = _buffer_pointer(value)
-                    if pointer is not None:
-                        borrowed.add(pointer)
+                borrowed = tuple(arguments[name] for name in given
+                                 if isinstance(arguments[name], np.ndarray))
                 if has_output and "output" in arguments:
                     arguments["output"] = _output_request(output, namespace)
                 result = impl(*bound.args, **bound.kwargs)
@@ -371,16 +415,15 @@ def ndimage_function(*array_params: str,
                         "input: array type dtype('float16') not supported")
                 if on_device and namespace is not None:
                     result = jax.tree.map(
-                        lambda a: _to_device(a, frozenset(borrowed),
-                                             namespace), result)
+                        lambda a: _to_device(to_jax(a), borrowed, namespace),
+                        result)
                 else:
                     result = jax.tree.map(
-                        lambda a: _to_namespace(
-                            from_jax(a, frozenset(borrowed)), namespace),
-                        result)
+                        lambda a: _to_namespace(from_jax(a, borrowed),
+                                                namespace), result)
 
             request = arguments.get("output") if has_output else None
-            if isinstance(request, OutputArray):
+            if isinstance(request, OutputArray) and request is not output:
                 output[...] = result
                 return None if none_for_output_array else output
             if namespace is None and request is not None:

@@ -79,7 +79,7 @@ from jax import lax
 
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
-from jaxndimage._dispatch import ndimage_function
+from jaxndimage._dispatch import ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._support import normalize_sequence
@@ -757,7 +757,7 @@ def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
     dt_inplace, ft_inplace = _check_returns(distances, indices,
                                             return_distances, return_indices)
     _check_concrete(input, dt_inplace, ft_inplace)
-    input = jnp.asarray(input)
+    input = to_jax(input)
     if not isinstance(metric, str):
         metric.lower()  # SciPy's AttributeError for a non-string metric
     code = _METRICS.get(metric.lower())
@@ -852,7 +852,7 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
     dt_inplace, ft_inplace = _check_returns(distances, indices,
                                             return_distances, return_indices)
     _check_concrete(input, dt_inplace, ft_inplace)
-    input = jnp.asarray(input)
+    input = to_jax(input)
     if input.ndim == 0:
         raise TypeError("input: distance_transform_cdt needs an array of "
                         "at least one dimension (SciPy raises TypeError)")
@@ -939,7 +939,7 @@ def distance_transform_edt(input: ArrayLike, sampling: Any = None,
     dt_inplace, ft_inplace = _check_returns(distances, indices,
                                             return_distances, return_indices)
     _check_concrete(input, dt_inplace, ft_inplace)
-    input = jnp.atleast_1d(jnp.asarray(input))
+    input = jnp.atleast_1d(to_jax(input))
     dtype = _float_dtype()
     sampling = _sampling(sampling, input.ndim, dtype)
     shape = input.shape

@@ -25,7 +25,7 @@ from jax import lax
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import ExactGrid, Margins, concrete_on_cpu, pointwise, shape_generic
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
-from jaxndimage._dispatch import ndimage_function, nonempty
+from jaxndimage._dispatch import as_array, ndimage_function, nonempty
 from jaxndimage._distributed import (
     convolve1d_depth,
     convolve_depth,
@@ -565,7 +565,7 @@ def _via_real_components(apply: Callable, input: Array, weights: Array | None,
 
 def _filter_weights(weights: ArrayLike, input: Array) -> Array:
     """Weights as a JAX array of the precision the filter computes in."""
-    weights = jnp.asarray(weights)
+    weights = as_array(weights)
     if not _is_complex(weights):
         weights = weights.astype(arithmetic_dtype(input.dtype))
     return weights
@@ -594,8 +594,8 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
     >>> correlate1d([2, 8, 0, 4, 1, 9, 9, 0], weights=[1, 3])
     array([ 8, 26,  8, 12,  7, 28, 36,  9])
     """
-    input = jnp.asarray(input)
-    weights = jnp.asarray(weights)
+    input = as_array(input)
+    weights = as_array(weights)
     if _is_complex(input) or _is_complex(weights):
         if _is_complex(weights):
             weights = weights.conj().astype(jnp.result_type(complex))
@@ -636,7 +636,7 @@ def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
     >>> convolve1d([2, 8, 0, 4, 1, 9, 9, 0], weights=[1, 3])
     array([14, 24,  4, 13, 12, 36, 27,  0])
     """
-    weights = jnp.asarray(weights)[::-1]
+    weights = as_array(weights)[::-1]
     if _is_complex(weights):
         weights = weights.conj()
     return correlate1d(input, weights, axis, output, mode, cval,
@@ -719,7 +719,7 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: Any = None,
            [ 76,  80,  85,  90,  94],
            [ 96, 100, 105, 110, 114]])
     """
-    return _correlate_or_convolve(jnp.asarray(input), jnp.asarray(weights),
+    return _correlate_or_convolve(as_array(input), as_array(weights),
                                   output, mode, cval, origin, False, axes)
 
 
@@ -746,7 +746,7 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: Any = None,
            [15, 12, 14,  7],
            [12,  3,  7,  0]])
     """
-    return _correlate_or_convolve(jnp.asarray(input), jnp.asarray(weights),
+    return _correlate_or_convolve(as_array(input), as_array(weights),
                                   output, mode, cval, origin, True, axes)
 
 
@@ -820,7 +820,7 @@ def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
     >>> gaussian_filter1d([1.0, 2.0, 3.0, 4.0, 5.0], 1)
     array([1.42704095, 2.06782203, 3.        , 3.93217797, 4.57295905])
     """
-    input = jnp.asarray(input)
+    input = as_array(input)
     # In SciPy's order: the kernel, then the output, then the axis.
     if not isinstance(sigma, jax.core.Tracer):
         sigma = float(sigma)
@@ -886,7 +886,7 @@ def gaussian_filter(input: ArrayLike, sigma: Any, order: Any = 0,
     >>> jax.grad(blur_energy)(jnp.ones((8, 8))).shape
     (8, 8)
     """
-    input = jnp.asarray(input)
+    input = as_array(input)
     out = output_dtype(output, input.dtype, shape=input.shape)
     axes = check_axes(axes, input.ndim)
     rank = len(axes)
@@ -945,7 +945,7 @@ def gaussian_laplace(input: ArrayLike, sigma: Any, output: Any = None,
     >>> float(gaussian_laplace(blob, sigma=1.0)[3, 3]) < 0
     True
     """
-    input = jnp.asarray(input)
+    input = as_array(input)
     axes = check_axes(axes, input.ndim)
     return generic_laplace(input, _gaussian_second_derivative, output, mode,
                            cval, (_sigma_per_axis(sigma, axes, input.ndim),),
@@ -979,7 +979,7 @@ def gaussian_gradient_magnitude(input: ArrayLike, sigma: Any,
     >>> round(float(gaussian_gradient_magnitude(ramp, sigma=1.0)[4, 4]), 3)
     0.999
     """
-    input = jnp.asarray(input)
+    input = as_array(input)
     axes = check_axes(axes, input.ndim)
     return generic_gradient_magnitude(
         input, _gaussian_first_derivative, output, mode, cval,
@@ -1047,7 +1047,7 @@ def generic_laplace(input: ArrayLike, derivative2: Callable,
            [ 1, -4,  1],
            [ 0,  1,  0]])
     """
-    input = jnp.asarray(input)
+    input = as_array(input)
     out = output_dtype(output, input.dtype, shape=input.shape)
     axes = check_axes(axes, input.ndim)
     if not axes:  # SciPy copies the input: output[...] = input
@@ -1110,7 +1110,7 @@ def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
     >>> generic_gradient_magnitude(image, d)[2]
     array([0., 0., 4., 4., 0.])
     """
-    input = jnp.asarray(input)
+    input = as_array(input)
     out = output_dtype(output, input.dtype, shape=input.shape)
     axes = check_axes(axes, input.ndim)
     if not axes:  # SciPy copies the input: output[...] = input
@@ -1134,7 +1134,7 @@ def _derivative_and_smoothing(input: Array, axis: int, output: Any,
                               mode: Any, cval: Any,
                               smoothing: tuple[float, ...]) -> Array:
     """Central difference along ``axis``, ``smoothing`` along the others."""
-    input = jnp.asarray(input)
+    input = as_array(input)
     axis = normalize_axis(axis, input.ndim)
     out = output_dtype(output, input.dtype, shape=input.shape)
     modes = check_modes(mode, input.ndim)
@@ -1144,8 +1144,8 @@ def _derivative_and_smoothing(input: Array, axis: int, output: Any,
         if x.size == 0:
             return _empty_result(x, dtype)
         dtype_w = arithmetic_dtype(x.dtype)
-        weights = (jnp.asarray([-1.0, 0.0, 1.0], dtype_w),) + tuple(
-            jnp.asarray(smoothing, dtype_w) for _ in axes[1:])
+        weights = (np.asarray([-1.0, 0.0, 1.0], dtype_w),) + tuple(
+            np.asarray(smoothing, dtype_w) for _ in axes[1:])
         return _correlate_separable(
             x, weights, c, axes=axes, modes=tuple(modes[a] for a in axes),
             origins=(0,) * len(axes),
@@ -1247,7 +1247,7 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1,
     >>> uniform_filter1d([2, 8, 0, 4, 1, 9, 9, 0], size=3)
     array([4, 3, 4, 1, 4, 6, 6, 3])
     """
-    input = jnp.asarray(input)
+    input = as_array(input)
     axis = normalize_axis(axis, input.ndim)
     size = as_int(size, "size")
     if size < 1:
@@ -1292,7 +1292,7 @@ def uniform_filter(input: ArrayLike, size: Any = 3, output: Any = None,
            [3.33333333, 4.        , 4.66666667],
            [5.33333333, 6.        , 6.66666667]])
     """
-    input = jnp.asarray(input)
+    input = as_array(input)
     out = output_dtype(output, input.dtype, shape=input.shape,
                        complex_output=_is_complex(input))
     axes = check_axes(axes, input.ndim)

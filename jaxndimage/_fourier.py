@@ -21,7 +21,7 @@ import numpy as np
 
 from jaxndimage._cache import cached_jit
 from jaxndimage._casting import arithmetic_dtype
-from jaxndimage._dispatch import ndimage_function, nonempty
+from jaxndimage._dispatch import ndimage_function, nonempty, to_jax
 from jaxndimage._distributed import whole_depth
 from jaxndimage._docstrings import docfiller
 from jaxndimage._support import OutputArray, normalize_axis, normalize_sequence
@@ -236,7 +236,7 @@ def _output(output: Any, input: Array, allowed: tuple[type, ...],
 
 def _prepare(input: ArrayLike, parameter: Any, axis: int, name: str
              ) -> tuple[Array, Array, int]:
-    input = jnp.asarray(input)
+    input = to_jax(input)
     axis = normalize_axis(axis, input.ndim)
     values = normalize_sequence(parameter, input.ndim, name)
     parameters = (jnp.stack([jnp.asarray(v) for v in values]) if values
@@ -350,7 +350,7 @@ def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
     array([[1.        , 0.72170284],
            [0.72170284, 0.49771703]])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     if input.ndim > 3:
         raise NotImplementedError("Only 1d, 2d and 3d inputs are supported")
     return _filter(input, size, n, axis, output, "ellipsoid", "size")

@@ -42,9 +42,10 @@ from jaxndimage._dispatch import (
     as_caller_array,
     as_numpy,
     caller_namespace,
-    host_array,
+    host_only,
     ndimage_function,
     nonempty,
+    to_jax,
 )
 from jaxndimage._distributed import footprint_depth, whole_depth, window1d_depth
 from jaxndimage._docstrings import docfiller
@@ -289,7 +290,7 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
         warnings.warn("ignoring size because footprint is set", UserWarning,
                       stacklevel=3)
     extra_keywords = {} if extra_keywords is None else extra_keywords
-    input = jnp.asarray(input)
+    input = to_jax(input)
     _check_real(input)
     axes = check_axes(axes, input.ndim)
     footprint = window_footprint(size, footprint, axes, input.ndim)
@@ -309,7 +310,7 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
             out_dtype=out))
         if result is not None:
             return result
-    return _scipy_c_loop("generic_filter", host_array(input, "generic_filter"),
+    return _scipy_c_loop("generic_filter", host_only(input, "generic_filter"),
                          function, (np.ascontiguousarray(footprint),), out,
                          mode, cval, list(origins), extra_arguments,
                          extra_keywords)
@@ -470,7 +471,7 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
     array([ 1.,  3.,  6.,  9., 12., 14.])
     """
     extra_keywords = {} if extra_keywords is None else extra_keywords
-    input = jnp.asarray(input)
+    input = to_jax(input)
     _check_real(input)
     out = output_dtype(output, input.dtype, shape=input.shape)
     if filter_size < 1:
@@ -492,7 +493,7 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
         if result is not None:
             return result
     return _scipy_c_loop("generic_filter1d",
-                         host_array(input, "generic_filter1d"), function,
+                         host_only(input, "generic_filter1d"), function,
                          (filter_size, axis), out, mode, cval, origin,
                          extra_arguments, extra_keywords)
 
@@ -578,7 +579,7 @@ def _call_once(function: Callable, value: Array, **kwargs: Any) -> Array:
     JAX callers, on the caller's array type for the others."""
     if caller_namespace() is None:
         return jnp.asarray(function(value, **kwargs))
-    host = as_caller_array(host_array(value, "vectorized_filter"))
+    host = as_caller_array(host_only(value, "vectorized_filter"))
     return jnp.asarray(as_numpy(function(host, **kwargs)))
 
 
@@ -659,7 +660,7 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
     >>> vectorized_filter(a, np.mean, size=4, mode='valid')
     array([1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     if not callable(function):
         raise ValueError("`function` must be a callable.")
     if size is None and footprint is None:
@@ -755,7 +756,7 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
         if caller_namespace() is None:  # the module docstring's rule
             result = _traced(partial(kernel, input, cval))
         if result is None:
-            values = host_array(input, "vectorized_filter")
+            values = host_only(input, "vectorized_filter")
             result = jnp.asarray(_vectorized_numpy(
                 values, np.asarray(cval), function, size, mask, origin,
                 mode, n_batch, rows))

@@ -35,7 +35,7 @@ from jax import lax
 from jaxndimage._cache import KernelCache, cached_jit
 from jaxndimage._canvas import BUCKETS, bucket_length, concrete_on_cpu, flat_bucket
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
-from jaxndimage._dispatch import host_array, ndimage_function
+from jaxndimage._dispatch import as_array, host_only, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, fold_indices, map_coordinate
 from jaxndimage._splines import spline_coefficients
@@ -365,7 +365,8 @@ def _coefficients(x: Array, cval: Any, order: int, mode: str,
     if not prefilter or order < 2:
         return x, 0
     npad = PREPAD if INTERPOLATION[mode].prepad else 0
-    return _filtered(x.astype(dtype), cval, order=order, mode=mode), npad
+    c = _filtered(x.astype(dtype), cval, order=order, mode=mode)
+    return (np.asarray(c) if isinstance(x, np.ndarray) else c), npad
 
 
 def _points(c: Array, coordinates: Array | _GridSums, cval: Any,
@@ -419,6 +420,8 @@ def _as_coordinates(coordinates: Array | _GridSums) -> Array | _GridSums:
     dtype = _coordinate_dtype()
     if isinstance(coordinates, _GridSums) or coordinates.dtype == dtype:
         return coordinates
+    if isinstance(coordinates, np.ndarray):
+        return coordinates.astype(dtype)
     if concrete_on_cpu(coordinates):
         return jax.device_put(np.asarray(coordinates).astype(dtype))
     return coordinates.astype(dtype)
@@ -449,7 +452,8 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     flat_points[:, :count] = points
     sizes = np.array(c.shape, np.int32)
     values = _points_bucketed(flat_c, flat_points, cval, sizes, **static)
-    return jax.device_put(np.asarray(values)[:count].reshape(out_shape))
+    values = np.asarray(values)[:count].reshape(out_shape)
+    return values if isinstance(c, np.ndarray) else jax.device_put(values)
 
 
 def _check_real_output(out_dtype: np.dtype) -> None:
@@ -611,7 +615,7 @@ def _complex_parts(run: Callable[[Array, Any, np.dtype], Array],
 
 def _prepare(input: ArrayLike, output: Any, order: Any, mode: str,
              out_shape: Sequence[int]) -> tuple[Array, np.dtype, int]:
-    input = jnp.asarray(input)
+    input = as_array(input)
     order = _check_order(order)
     out_shape = tuple(int(n) for n in out_shape)
     if input.ndim < 1 or len(out_shape) < 1:
@@ -673,10 +677,10 @@ def map_coordinates(input: ArrayLike, coordinates: ArrayLike,
     array([1.3625, 7.    ])
     """
     order = _check_order(order)
-    coordinates = jnp.asarray(coordinates)
+    coordinates = as_array(coordinates)
     if jnp.iscomplexobj(coordinates):
         raise TypeError("Complex type not supported")
-    input = jnp.asarray(input)
+    input = as_array(input)
     out_shape = coordinates.shape[1:]
     input, out, order = _prepare(input, output, order, mode, out_shape)
     if coordinates.shape[0] != input.ndim:
@@ -777,7 +781,7 @@ def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
            [ 0.,  0.,  0.]])
     """
     order = _check_order(order)
-    input = jnp.asarray(input)
+    input = to_jax(input)
     if output_shape is None:
         output_shape = (output.shape if isinstance(output, OutputArray)
                         else input.shape)
@@ -891,7 +895,7 @@ def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
     array([0. , 0.5, 1. , 1.5, 2. ])
     """
     order = _check_order(order)
-    input = jnp.asarray(input)
+    input = as_array(input)
     if input.ndim < 1:
         raise RuntimeError("input and output rank must be > 0")
     zooms = [float(z) for z in normalize_sequence(zoom, input.ndim, "zoom")]
@@ -982,7 +986,7 @@ def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
            [1., 4.],
            [0., 3.]])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     ndim = input.ndim
     if ndim < 2:
         raise ValueError("input array should be at least 2D")
@@ -1117,7 +1121,7 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
     if extra_keywords is None:
         extra_keywords = {}
     order = _check_order(order)
-    input = jnp.asarray(input)
+    input = to_jax(input)
     if output_shape is None:
         output_shape = input.shape
     input, out, order = _prepare(input, output, order, mode, output_shape)
@@ -1139,7 +1143,7 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
         from scipy.ndimage import _interpolation as scipy_interpolation
 
         return jnp.asarray(scipy_interpolation.geometric_transform(
-            host_array(input, "geometric_transform"), mapping, output_shape,
+            host_only(input, "geometric_transform"), mapping, output_shape,
             out, order, mode, cval, prefilter, extra_arguments,
             extra_keywords))
     coordinates = _vectorised_mapping(mapping, output_shape, input.ndim,

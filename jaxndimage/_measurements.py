@@ -57,7 +57,7 @@ import numpy as np
 
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
-from jaxndimage._dispatch import as_numpy, is_jax_array, ndimage_function
+from jaxndimage._dispatch import as_numpy, is_jax_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._support import OutputArray, output_dtype
@@ -607,7 +607,7 @@ def _max_exact(dtype: np.dtype) -> int:
 
 @ndimage_function("input", reject_float16=False)
 def _label(input, structure=None, output=None):
-    input = jnp.asarray(input)
+    input = to_jax(input)
     if input.dtype.kind == "c":
         raise TypeError("Complex type not supported")
     structure = _check_structure(structure, input.ndim, ValueError)
@@ -901,7 +901,7 @@ def find_objects(input, max_label=0):
     >>> jaxndimage.find_objects(a == 1, max_label=2)
     [(slice(2, 5, None), slice(2, 5, None)), None]
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     if input.dtype.kind == "c":
         raise TypeError("Complex type not supported")
     if max_label < 1:
@@ -1006,7 +1006,7 @@ def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
              exact_index: bool = False, operands: tuple = ()) -> Any:
     """Plan the grouping on the host, then run ``statistic`` as one
     compiled program."""
-    input = jnp.asarray(input)
+    input = to_jax(input)
     plan, labels, index, low = _plan(input, labels, index, exact_index)
     low = None if low is None else jnp.asarray(low, jnp.result_type(int))
     return _measure_kernel(input, labels, index, low, operands,
@@ -1872,7 +1872,7 @@ def watershed_ift(input, markers, structure=None, output=None):
            [-1,  1,  1,  1, -1],
            [-1, -1, -1, -1, -1]], dtype=int8)
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     if input.dtype not in (np.uint8, np.uint16):
         raise TypeError("only 8 and 16 unsigned inputs are supported")
     structure = _check_structure(structure, input.ndim, RuntimeError)

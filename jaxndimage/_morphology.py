@@ -46,7 +46,7 @@ from jax import lax
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import ExactGrid
 from jaxndimage._casting import cast_like_c
-from jaxndimage._dispatch import ndimage_function
+from jaxndimage._dispatch import ndimage_function, to_jax
 from jaxndimage._distributed import window_reach
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import check_mode, pad_axis
@@ -565,7 +565,7 @@ def binary_erosion(input: ArrayLike, structure: Any = None,
            [0, 0, 0, 0, 0],
            [0, 0, 0, 0, 0]])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _binary_erosion(input, structure, iterations, mask, output,
                            border_value, origin, False, axes)
 
@@ -604,7 +604,7 @@ def binary_dilation(input: ArrayLike, structure: Any = None,
     >>> binary_dilation(a, iterations=2).sum()
     np.int64(13)
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _binary_erosion(input, structure, iterations, mask, output,
                            border_value, origin, True, axes, reflect=True)
 
@@ -651,7 +651,7 @@ def binary_opening(input: ArrayLike, structure: Any = None,
            [0, 0, 1, 0, 0],
            [0, 0, 0, 0, 0]])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _open_or_close(input, structure, iterations, output, origin, mask,
                           border_value, axes, True)
 
@@ -673,7 +673,7 @@ def binary_closing(input: ArrayLike, structure: Any = None,
 
     %(examples_square_with_hole)s
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _open_or_close(input, structure, iterations, output, origin, mask,
                           border_value, axes, False)
 
@@ -725,7 +725,7 @@ def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
            [0, 0, 0, 1, 0],
            [0, 0, 0, 0, 0]])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     num_axes = len(check_axes(axes, input.ndim))
     if structure1 is None:
         structure1 = generate_binary_structure(num_axes, 1)
@@ -787,7 +787,7 @@ def binary_propagation(input: ArrayLike, structure: Any = None,
            [0, 1, 0, 0],
            [0, 1, 0, 0]])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _binary_erosion(input, structure, -1, mask, output, border_value,
                            origin, True, axes, reflect=True)
 
@@ -819,7 +819,7 @@ def binary_fill_holes(input: ArrayLike, structure: Any = None,
 
     %(examples_square_with_hole)s
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     mask = input == 0
     seeds = jnp.zeros(input.shape, bool)
     out = _binary_output(output, input.shape)
@@ -1011,7 +1011,7 @@ def grey_erosion(input: ArrayLike, size: Any = None, footprint: Any = None,
            [1, 1, 3],
            [1, 1, 2]])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _grey(input, size, footprint, structure, output, mode, cval,
                  origin, axes, True)
 
@@ -1044,7 +1044,7 @@ def grey_dilation(input: ArrayLike, size: Any = None, footprint: Any = None,
            [9, 9, 6],
            [7, 6, 6]])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _grey(input, size, footprint, structure, output, mode, cval,
                  origin, axes, False)
 
@@ -1116,7 +1116,7 @@ def grey_opening(input: ArrayLike, size: Any = None, footprint: Any = None,
     >>> grey_opening(np.array([1, 5, 1, 1, 6, 7, 6]), size=3)
     array([1, 1, 1, 1, 6, 6, 6])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _two_sided(input, size, footprint, structure, output, mode, cval,
                       origin, axes, True)
 
@@ -1140,7 +1140,7 @@ def grey_closing(input: ArrayLike, size: Any = None, footprint: Any = None,
     >>> grey_closing(np.array([6, 1, 6, 6, 1, 0, 1]), size=3)
     array([6, 6, 6, 6, 1, 1, 1])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _two_sided(input, size, footprint, structure, output, mode, cval,
                       origin, axes, False)
 
@@ -1168,7 +1168,7 @@ def morphological_gradient(input: ArrayLike, size: Any = None,
     >>> morphological_gradient(np.array([0, 0, 3, 3, 3, 0]), size=3)
     array([0, 3, 3, 0, 3, 3])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     dilated = _grey(input, size, footprint, structure, None, mode, cval,
                     origin, axes, False)
     eroded = _grey(input, size, footprint, structure, _array_only(output),
@@ -1199,7 +1199,7 @@ def morphological_laplace(input: ArrayLike, size: Any = None,
     >>> morphological_laplace(np.array([0, 0, 3, 3, 3, 0]), size=3)
     array([ 0,  3, -3,  0, -3,  3])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     dilated = _grey(input, size, footprint, structure, None, mode, cval,
                     origin, axes, False)
     eroded = _grey(input, size, footprint, structure, _array_only(output),
@@ -1247,7 +1247,7 @@ def white_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
     >>> white_tophat(np.array([2, 2, 7, 2, 2, 3]), size=2)
     array([0, 0, 5, 0, 0, 1])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _tophat(input, size, footprint, structure, output, mode, cval,
                    origin, axes, True)
 
@@ -1273,6 +1273,6 @@ def black_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
     >>> black_tophat(np.array([7, 7, 2, 7, 7, 6]), size=2)
     array([0, 0, 5, 0, 0, 0])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     return _tophat(input, size, footprint, structure, output, mode, cval,
                    origin, axes, False)

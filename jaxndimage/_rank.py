@@ -33,7 +33,7 @@ import numpy as np
 
 from jaxndimage._canvas import ExactGrid, Margins, shape_generic
 from jaxndimage._casting import cast_like_c, cast_like_numpy, compute_dtype
-from jaxndimage._dispatch import ndimage_function
+from jaxndimage._dispatch import as_array, ndimage_function
 from jaxndimage._distributed import footprint_depth, window1d_depth
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import FILTER_EXTENSION, check_mode, window_passes
@@ -394,7 +394,7 @@ def _extreme_separable_shell(input: Array, sizes, origins, modes, axes,
 def _extreme_filter1d(input: ArrayLike, size: Any, axis: int, output: Any,
                       mode: str, cval: Any, origin: int,
                       minimum: bool) -> Array:
-    input = jnp.asarray(input)
+    input = as_array(input)
     _check_real(input)
     axis = normalize_axis(axis, input.ndim)
     if size < 1:
@@ -426,7 +426,7 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
             size, footprint = footprint.shape, None
         else:
             separable = False
-    input = jnp.asarray(input)
+    input = as_array(input)
     _check_real(input)
     out = output_dtype(output, input.dtype, shape=input.shape)
     axes = check_axes(axes, input.ndim)
@@ -514,7 +514,7 @@ def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
                  output: Any, mode: Any, cval: Any, origin: Any,
                  operation: str, axes: Any) -> Array:
     _warn_size_ignored(size, footprint)
-    input = jnp.asarray(input)
+    input = as_array(input)
     _check_real(input)
     axes = check_axes(axes, input.ndim)
     footprint = window_footprint(size, footprint, axes, input.ndim)

@@ -44,7 +44,7 @@ from jax import lax
 
 from jaxndimage._cache import cached_jit
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
-from jaxndimage._dispatch import ndimage_function
+from jaxndimage._dispatch import ndimage_function, to_jax
 from jaxndimage._distributed import axis_whole_depth, whole_depth
 from jaxndimage._docstrings import docfiller
 from jaxndimage._filters import _correlate_along
@@ -247,7 +247,7 @@ def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
     >>> spline_filter1d(np.array([0., 0., 6., 0., 0.])).round(4)
     array([ 1.5, -3. , 10.5, -3. ,  1.5])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     order = _check_order(order)
     out = _spline_output(output, input)
     if jnp.iscomplexobj(input):
@@ -294,7 +294,7 @@ def spline_filter(input: ArrayLike, order: int = 3, output: Any = np.float64,
            [-1.125,  2.375, -1.125],
            [ 0.486, -1.125,  2.264]])
     """
-    input = jnp.asarray(input)
+    input = to_jax(input)
     order = _check_order(order, low=2)
     out = _spline_output(output, input)
     if jnp.iscomplexobj(input):

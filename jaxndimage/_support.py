@@ -8,6 +8,7 @@ that ``scipy.ndimage`` raises for the same input.  Messages keep SciPy's wording
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator
 import warnings
@@ -43,9 +44,9 @@ def aligned_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     copy."""
     dtype = np.dtype(dtype)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     raw = np.empty(nbytes + XLA_ALIGNMENT, np.uint8)
-    start = -raw.ctypes.data % XLA_ALIGNMENT
+    start = -raw.__array_interface__["data"][0] % XLA_ALIGNMENT
     return raw[start:start + nbytes].view(dtype).reshape(shape)
 
 
