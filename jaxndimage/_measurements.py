@@ -19,13 +19,20 @@ What cannot be traced:
   (its result depends on the exact order in which equal-cost points leave
   the queue, which no parallel formulation reproduces).
 
-`label` is traceable: union-find on the flat indices.  One scan along the
-last axis points every point at the first point of its run; then each root
-is hooked onto the smallest root next to it (a scatter-min) and pointer
-jumping makes every point point at its root (O(log N) rounds per pass, not
-one per pixel of the longest path), repeated until no two neighbouring
-roots differ.  The root of a feature is then its first point in raster
-order, so numbering the roots by a prefix sum gives SciPy's labels.
+`label` is traceable: union-find over *runs* (maximal stretches of
+foreground along the last axis, numbered in raster order of their first
+points by a prefix sum).  Two runs that touch through a structure offset
+touch first at the first point of one of them, so the links kept are those
+from or to a run's first point: at most two per pair of touching runs.
+Each root is hooked onto the smallest root linked to it (a scatter-min) and
+pointer jumping makes every run point at its root (O(log N) rounds per
+pass, not one per pixel of the longest path), repeated until no two linked
+roots differ.  The root of a feature is then its first run, so numbering
+the roots by a prefix sum gives SciPy's labels.  For concrete input the
+runs and links are counted first and the union-find runs on arrays of the
+next power of two of those counts (links compacted by a prefix sum and a
+binary search); under a trace, where the counts are not known, on arrays
+of one node per point.
 
 On XLA's CPU backend the gathers and scatters of these kernels run at a
 few ns per point, several times slower than SciPy's sequential C loops for
@@ -47,6 +54,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import operator
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -57,6 +65,7 @@ import numpy as np
 
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
+from jaxndimage._canvas import concrete_on_cpu
 from jaxndimage._dispatch import as_numpy, is_jax_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
@@ -553,46 +562,164 @@ def _compress(parent: jax.Array) -> jax.Array:
                               (parent, jnp.array(True)))[0]
 
 
-@cached_jit(static_argnames=("offsets", "index_dtype"))
-def _label_kernel(input: jax.Array, *, offsets, index_dtype):
-    """SciPy's labels and their number, by union-find on flat indices."""
-    shape, size = input.shape, input.size
+def _along_rows(ndim: int) -> tuple[int, ...]:
+    """The offset of a point's predecessor along the last axis."""
+    return (0,) * (ndim - 1) + (-1,)
+
+
+def _runs(input: jax.Array, offsets: tuple[tuple[int, ...], ...]
+          ) -> tuple[jax.Array, jax.Array]:
+    """The foreground and the first point of each of its *runs*: maximal
+    stretches along the last axis when the structure connects neighbours
+    along it, else single points."""
     foreground = input != 0
-    flat = jnp.arange(size, dtype=index_dtype)
-    none = size  # the parent of background points, and of nothing else
-    own = jnp.where(foreground, flat.reshape(shape), none)
-    start = own
-    along_rows = (0,) * (len(shape) - 1) + (-1,)
-    if along_rows in offsets:
-        # Runs along the last axis in one scan: each point starts at the
-        # first point of its run, so only the other offsets need hooking.
-        left = _shifted(foreground, along_rows, False)
-        first = jnp.where(foreground & ~left, flat.reshape(shape), 0)
-        run = jax.lax.associative_scan(jnp.maximum, first, axis=-1)
-        start = jnp.where(foreground, run, none)
-        offsets = tuple(offset for offset in offsets if offset != along_rows)
-    neighbours = [_shifted(own, offset, none).ravel() for offset in offsets]
-    parent = jnp.append(start.ravel(), jnp.asarray(none, index_dtype))
+    if _along_rows(input.ndim) not in offsets:
+        return foreground, foreground
+    return foreground, foreground & ~_shifted(
+        foreground, _along_rows(input.ndim), False)
+
+
+@cached_jit(static_argnames=("offsets",))
+def _count_runs_kernel(input: jax.Array, *, offsets):
+    return jnp.sum(_runs(input, offsets)[1])
+
+
+def _count_runs(input: Any, offsets: tuple[tuple[int, ...], ...]) -> int:
+    """The number of runs of concrete input (see :func:`_runs`), which
+    sizes :func:`_label_kernel`; counted by numpy for host memory."""
+    if not concrete_on_cpu(input):
+        return int(_count_runs_kernel(input, offsets=offsets))
+    foreground = np.asarray(input) != 0
+    if _along_rows(foreground.ndim) not in offsets:
+        return int(np.count_nonzero(foreground))
+    return int(np.count_nonzero(foreground[..., :1])
+               + np.count_nonzero(foreground[..., 1:]
+                                  & ~foreground[..., :-1]))
+
+
+#: The block length of :func:`_prefix_count`.
+_PREFIX_BLOCK = 64
+
+
+def _prefix_count(mask: jax.Array, dtype: np.dtype) -> jax.Array:
+    """The inclusive prefix sum of a flat boolean ``mask``, in ``dtype``.
+
+    Added within blocks of `_PREFIX_BLOCK` points, then across blocks,
+    which XLA's CPU backend runs in about half the time of ``jnp.cumsum``
+    on millions of points.
+    """
+    size = mask.shape[0]
+    padded = -(-size // _PREFIX_BLOCK) * _PREFIX_BLOCK
+    blocks = jnp.pad(mask.astype(dtype), (0, padded - size)).reshape(
+        -1, _PREFIX_BLOCK)
+    columns = [blocks[:, 0]]
+    for k in range(1, _PREFIX_BLOCK):
+        columns.append(columns[-1] + blocks[:, k])
+    within = jnp.stack(columns, axis=1)
+    before = jnp.cumsum(within[:, -1], dtype=dtype) - within[:, -1]
+    return (within + before[:, None]).reshape(-1)[:size]
+
+
+def _flat_offset(offset: tuple[int, ...], shape: tuple[int, ...]) -> int:
+    """How far ``offset`` reaches in the C-ordered flat array."""
+    return int(np.dot(offset, [math.prod(shape[axis + 1:])
+                               for axis in range(len(shape))]))
+
+
+@cached_jit(static_argnames=("offsets", "index_dtype", "runs"))
+def _label_kernel(input: jax.Array, *, offsets, index_dtype, runs):
+    """SciPy's labels and their number, by union-find over runs.
+
+    With ``runs`` (a bound of the number of runs, for concrete input) the
+    runs are numbered in raster order of their first points; with None (a
+    trace, where the number is not known) a run is named by the flat
+    index of its first point.  Either way each feature's root is its first
+    run, so numbering the roots by a prefix sum numbers the features by
+    their first point, as SciPy does.
+
+    Two runs that touch through an offset touch first at the first point
+    of one of them; so the links hooked are those from and to the first
+    points of runs, at most two per pair of touching runs (under a trace:
+    one per point).
+    """
+    shape, size = input.shape, input.size
+    foreground, start = _runs(input, offsets)
+    flat_start = start.ravel()
+    if runs is None:
+        node = jnp.arange(size, dtype=index_dtype)
+        if _along_rows(input.ndim) in offsets:  # the first point of its run
+            first = jnp.where(start, node.reshape(shape), 0)
+            node = jax.lax.associative_scan(jnp.maximum, first,
+                                            axis=-1).ravel()
+        nodes, is_node = size, flat_start
+        # Every point links to its neighbours (`touching` decides).
+        firsts = jnp.arange(size, dtype=index_dtype)
+        valid = jnp.ones(size, bool)
+    else:
+        count = _prefix_count(flat_start, index_dtype)
+        node = jnp.maximum(count - 1, 0)
+        nodes = runs
+        is_node = jnp.arange(runs, dtype=index_dtype) < count[-1]
+        firsts = jnp.searchsorted(
+            count, jnp.arange(1, runs + 1, dtype=index_dtype)
+        ).astype(index_dtype)
+        valid = firsts < size
+        firsts = jnp.minimum(firsts, size - 1)
+    none = nodes  # the node of padding links, and of nothing else
+    ends = []
+    for offset in offsets:
+        if offset == _along_rows(input.ndim):
+            continue
+        step = _flat_offset(offset, shape)
+        touching = (foreground & _shifted(foreground, offset, False)).ravel()
+        # From a run's first point p to p + offset ...
+        linked = valid & touching[firsts]
+        ends.append((jnp.where(linked, node[firsts], none),
+                     jnp.where(linked, node[jnp.clip(firsts + step, 0,
+                                                     size - 1)], none)))
+        if runs is None:
+            continue  # every point is a first point here
+        # ... and from p - offset to a run's first point p.
+        back = firsts - step
+        inside = (back >= 0) & (back < size)
+        back = jnp.clip(back, 0, size - 1)
+        linked = valid & inside & touching[back]
+        ends.append((jnp.where(linked, node[back], none),
+                     jnp.where(linked, node[firsts], none)))
+    parent = jnp.arange(nodes + 1, dtype=index_dtype)
 
     def hook(state):
         parent, _ = state
         parent = _compress(parent)
-        root = parent[:size]
         hooked = parent
-        for neighbour in neighbours:
-            other = parent[neighbour]
-            low, high = jnp.minimum(root, other), jnp.maximum(root, other)
+        for a, b in ends:
+            root_a, root_b = parent[a], parent[b]
+            low, high = (jnp.minimum(root_a, root_b),
+                         jnp.maximum(root_a, root_b))
             hooked = hooked.at[jnp.where(low != high, high, none)].min(low)
         hooked = hooked.at[none].set(none)
         return hooked, jnp.any(hooked != parent)
 
     parent, _ = jax.lax.while_loop(lambda state: state[1], hook,
                                    (parent, jnp.array(True)))
-    root = _compress(parent)[:size]
-    is_root = root == flat
+    root = _compress(parent)[:nodes]
+    is_root = (root == jnp.arange(nodes, dtype=index_dtype)) & is_node
     number = jnp.cumsum(is_root, dtype=index_dtype)
-    labels = jnp.where(root == none, 0, number[jnp.minimum(root, size - 1)])
+    labels = jnp.where(foreground.ravel(), number[root][node], 0)
     return labels.reshape(shape), number[-1]
+
+
+def _label_runs(input: jax.Array, offsets: tuple[tuple[int, ...], ...],
+                index_dtype: np.dtype) -> tuple[jax.Array, jax.Array]:
+    """:func:`_label_kernel`, sized by the number of runs where it can be
+    counted first (concrete input): the next power of two, at least 4096;
+    one node per point under a trace."""
+    runs = None
+    if not _is_traced(input):
+        bound = max(4096, 1 << (_count_runs(input, offsets) - 1).bit_length())
+        runs = bound if bound < input.size else None
+    return _label_kernel(input, offsets=offsets, index_dtype=index_dtype,
+                         runs=runs)
 
 
 def _max_exact(dtype: np.dtype) -> int:
@@ -628,8 +755,8 @@ def _label(input, structure=None, output=None):
     if input.size == 0:
         return (jnp.zeros(input.shape, dtype),
                 jnp.zeros((), index_dtype))
-    labels, count = _label_kernel(input, offsets=_backward_offsets(structure),
-                                  index_dtype=index_dtype)
+    labels, count = _label_runs(input, _backward_offsets(structure),
+                                index_dtype)
     if not _is_traced(count) and int(count) > _max_exact(dtype):
         raise RuntimeError("insufficient bit-depth in requested output type")
     if dtype == np.bool_:
