@@ -121,6 +121,27 @@ def test_label_equals_scipy_for_every_connectivity():
         np.testing.assert_array_equal(ours, theirs)
 
 
+@pytest.mark.parametrize("shape, density", [
+    ((160, 170), 0.5),    # thousands of runs, below one per point
+    ((90, 100), 0.97),    # a few long runs
+    ((12, 40, 30), 0.4),  # 3-D
+])
+def test_label_on_counted_runs_equals_scipy(shape, density):
+    # Arrays of more than 4096 points whose runs are counted first: the
+    # union-find runs on arrays of that count (small arrays, and traced
+    # ones, use one node per point).
+    image = RNG.random(shape) < density
+    structures = [ndi.generate_binary_structure(len(shape), rank)
+                  for rank in range(1, len(shape) + 1)]
+    if len(shape) == 2:  # no neighbour along the last axis: a run a point
+        structures.append(np.eye(3, dtype=bool))
+    for structure in structures:
+        ours, n = jnd.label(image, structure)
+        theirs, m = ndi.label(image, structure)
+        assert n == m
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def test_label_output_dtype_and_array():
     image = np.tile([1, 0], 200)
     labels, n = jnd.label(image, output=np.uint16)
