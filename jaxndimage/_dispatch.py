@@ -14,8 +14,8 @@ caller holds:
   aligned numpy buffer without a copy, so host arrays are not turned into
   JAX arrays on the way (``jax.dlpack.from_dlpack`` alone costs about 60 µs
   a call); implementations that run eager JAX code on an array convert it
-  with :func:`to_jax`.  ``output=`` may then be an array of that type, written in place
-  and returned, as SciPy does.  Arrays in accelerator memory (CuPy, torch on
+  with :func:`to_jax`.  ``output=`` may then be an array of that type,
+  written in place and returned, as SciPy does.  Arrays in accelerator memory (CuPy, torch on
   CUDA) go to JAX and back through DLPack on their device; an array type
   nobody can convert is a TypeError naming the type.
 * dask arrays come back as lazy dask arrays, filtered block by block with a
@@ -41,9 +41,9 @@ from jaxndimage._casting import scipy_arithmetic
 from jaxndimage._distributed import DepthRule
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
 
-__all__ = ["as_array", "as_caller_array", "as_numpy", "caller_namespace", "from_jax",
-           "host_array", "host_only", "is_jax_array", "ndimage_function",
-           "nonempty", "to_jax"]
+__all__ = ["as_array", "as_caller_array", "as_numpy", "caller_namespace",
+           "from_jax", "host_array", "host_only", "is_jax_array",
+           "ndimage_function", "nonempty", "to_jax"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -130,7 +130,11 @@ def compare(name: str, reference: Callable[[], Any],
 
 def conversion_time(array: np.ndarray, repeat: int = 7) -> float:
     """Seconds jaxndimage spends moving ``array`` to JAX and a result of the
-    same size back to numpy (the dispatch's ``to_jax`` and ``from_jax``).
+    same size back to numpy (``to_jax`` and ``from_jax``): what a shell that
+    runs eager JAX code on host input pays.  The window filters and
+    interpolation hand host arrays to their kernels as numpy instead (the
+    canvas filters copy their input into an aligned canvas), so for them
+    this is an upper bound.
 
     Each result handed back is a fresh JAX array, as a filter's result is.
     """
