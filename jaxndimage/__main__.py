@@ -6,7 +6,9 @@
 The first form runs a set of ``scipy.ndimage`` calls through SciPy and
 through jaxndimage on an image it generates (no download), and prints, per
 function, the largest absolute difference, whether the dtypes match, SciPy's
-time, jaxndimage's first-call and warm times and the speed-up.  With
+time, jaxndimage's first-call and warm times and the speed-up; one row is a
+threshold → label → measure pipeline.  Then it runs one script over images
+of several sizes under both, first calls included (``--sizes``).  With
 matplotlib installed it saves a figure (input, SciPy result, jaxndimage
 result, difference) to ``--out``.  Only functions that this jaxndimage
 exports are shown.
@@ -85,7 +87,28 @@ SHOWCASE: dict[str, Call] = {
     "fourier_gaussian": lambda m, a: m.fourier_gaussian(a, 2.0),
     "fourier_uniform": lambda m, a: m.fourier_uniform(a, 5.0),
     "fourier_shift": lambda m, a: m.fourier_shift(a, (3.0, -2.0)),
+    "binary_erosion": lambda m, a: m.binary_erosion(a > 0.5, iterations=3),
+    "binary_fill_holes": lambda m, a: m.binary_fill_holes(a > 0.5),
+    "grey_dilation": lambda m, a: m.grey_dilation(a, size=5),
+    "white_tophat": lambda m, a: m.white_tophat(a, size=7),
+    "distance_transform_edt": lambda m, a: m.distance_transform_edt(a > 0.5),
+    "distance_transform_cdt": lambda m, a: m.distance_transform_cdt(a > 0.5),
+    "label": lambda m, a: segment_and_measure(m, a),
 }
+
+#: How a showcase row is titled where it is more than one call.
+TITLES = {"label": "threshold→label→measure"}
+
+
+def segment_and_measure(module: Any, image: np.ndarray) -> np.ndarray:
+    """Threshold, label and measure: per feature, in label order, its size,
+    mean and centre of mass (equal tables mean equal labels)."""
+    labels, count = module.label(image > 1.0)
+    index = np.arange(1, count + 1)
+    sizes = module.sum_labels(np.ones_like(image), labels, index)
+    means = module.mean(image, labels, index)
+    centres = np.asarray(module.center_of_mass(image, labels, index))
+    return np.column_stack([sizes, means, centres.reshape(count, -1)])
 
 
 def showcase_input(name: str, image: np.ndarray) -> np.ndarray:
@@ -134,7 +157,7 @@ def run_showcase(size: int = 512, repeat: int = 5,
                                     - result.astype(wide))))
                 if same_shape and expected.size else float("nan"))
         rows.append({
-            "function": name,
+            "function": TITLES.get(name, name),
             "max_abs_diff": diff,
             "dtype_match": expected.dtype == result.dtype and same_shape,
             "scipy_s": median(times["scipy"]),
@@ -145,6 +168,60 @@ def run_showcase(size: int = 512, repeat: int = 5,
             "result": result,
         })
     return rows
+
+
+#: The script of :func:`run_sizes`: one image through these calls (the
+#: shape-generic ones, which compile per size bucket, not per size).
+SCRIPT = ("gaussian_filter", "sobel", "median_filter", "zoom",
+          "map_coordinates")
+
+
+def run_sizes(sizes: Sequence[int], names: Sequence[str] = SCRIPT
+              ) -> dict[str, Any]:
+    """One script over images of several sizes, as a user's loop over a
+    folder runs: every image through the showcase calls ``names``, first
+    calls included, under SciPy and then under jaxndimage.
+
+    Returns both loop times, whether every result equalled SciPy's to
+    float32 rounding, and the programs jaxndimage compiled in the loop
+    (loaded from its kernel cache when an earlier run compiled them).
+    """
+    import scipy.ndimage as ndi
+
+    import jaxndimage as jn
+    from jaxndimage import _cache
+
+    images = [sample_image(size, seed=index)
+              for index, size in enumerate(sizes)]
+    calls = [SHOWCASE[name] for name in names]
+
+    def loop(module: Any) -> tuple[float, list[np.ndarray]]:
+        start = time.perf_counter()
+        results = [np.asarray(call(module, image))
+                   for image in images for call in calls]
+        return time.perf_counter() - start, results
+
+    scipy_s, expected = loop(ndi)
+    compiled = _cache.stats["compiled"]
+    jax_s, results = loop(jn)
+    equal = all(np.allclose(a, b, rtol=1e-5, atol=1e-5)
+                for a, b in zip(expected, results))
+    return {"sizes": list(sizes), "calls": list(names), "scipy_s": scipy_s,
+            "jax_s": jax_s, "ratio": scipy_s / jax_s, "equal": equal,
+            "compiled": _cache.stats["compiled"] - compiled}
+
+
+def format_sizes(run: dict[str, Any]) -> str:
+    """The :func:`run_sizes` result as a few lines of text."""
+    sizes = run["sizes"]
+    return (f"one script over {len(sizes)} images of distinct sizes "
+            f"({min(sizes)}² to {max(sizes)}²: {', '.join(run['calls'])}), "
+            f"first calls included:\n"
+            f"  SciPy {run['scipy_s']:.2f} s, jaxndimage {run['jax_s']:.2f} s"
+            f" ({run['ratio']:.2f}x), results equal: "
+            f"{'yes' if run['equal'] else 'NO'}, programs compiled: "
+            f"{run['compiled']} (a second run loads them from the kernel "
+            f"cache)")
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
@@ -213,6 +290,11 @@ def _parser() -> argparse.ArgumentParser:
                              "jaxndimage-showcase.png; '' for none)")
     parser.add_argument("--only", nargs="+", metavar="NAME",
                         help="show only these functions")
+    parser.add_argument("--sizes", type=int, nargs="*",
+                        default=[96, 144, 200, 256, 330, 420, 512, 640],
+                        metavar="N",
+                        help="image sides of the whole-script run (default "
+                             "eight between 96 and 640; none to skip it)")
     return parser
 
 
@@ -239,6 +321,9 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"synthetic image; ratio = SciPy / jaxndimage warm (median of "
           f"interleaved runs)\n")
     print(format_table(rows))
+    if args.sizes:
+        print()
+        print(format_sizes(run_sizes(args.sizes)))
     if args.out:
         if save_figure(rows, sample_image(args.size), args.out):
             print(f"\nfigure saved to {args.out}")

@@ -79,8 +79,11 @@ def test_showcase_prints_a_table_and_saves_a_figure(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     out = tmp_path / "showcase.png"
     assert showcase.main(["--size", "24", "--repeat", "1", "--out", str(out),
-                          "--only", "gaussian_filter", "sobel"]) == 0
+                          "--only", "gaussian_filter", "sobel",
+                          "--sizes", "24", "30"]) == 0
     text = capsys.readouterr().out
+    assert "one script over 2 images" in text
+    assert "results equal: yes" in text
     lines = [line for line in text.splitlines()
              if line.startswith(("gaussian_filter", "sobel"))]
     assert len(lines) == 2
@@ -95,6 +98,16 @@ def test_showcase_rows_agree_with_scipy():
         assert row["dtype_match"]
         assert row["max_abs_diff"] < 1e-4
         assert row["first_s"] > 0 and row["warm_s"] > 0
+
+
+def test_showcase_pipeline_row_and_the_run_over_sizes_agree_with_scipy():
+    rows = showcase.run_showcase(48, 1, ["label"])
+    assert rows[0]["function"] == showcase.TITLES["label"]
+    assert rows[0]["dtype_match"] and rows[0]["max_abs_diff"] < 1e-6
+    run = showcase.run_sizes([20, 33], ["sobel", "binary_erosion"])
+    assert run["equal"] and run["sizes"] == [20, 33]
+    assert run["scipy_s"] > 0 and run["jax_s"] > 0 and run["compiled"] >= 0
+    assert "results equal: yes" in showcase.format_sizes(run)
 
 
 def test_showcase_rejects_unknown_names(capsys):
