@@ -20,7 +20,15 @@ erosion dilates the complement:
   (doubling scans).  A round then ends with one plain step, and the loop
   stops when a round changes nothing: the result is exactly the iterated
   one, in a few rounds instead of one per pixel of distance.
-  `binary_propagation` and `binary_fill_holes` are this loop.
+  `binary_propagation` is this loop, and so is `binary_fill_holes` for a
+  structure that is not symmetric, lacks its centre, or comes with an origin
+  or a subset of the axes.
+* `binary_fill_holes` with a symmetric ``3 ** ndim`` structure holding its
+  centre (the default and every `generate_binary_structure`) labels the
+  background with that connectivity (`jaxndimage._measurements`' run-based
+  union-find) and keeps the features that touch a point whose neighbour
+  lies outside: exactly what the propagation from the border reaches, in
+  one labelling instead of rounds over the whole image.
 * ``mask`` keeps the samples outside it at their input value in every
   iteration, as in SciPy.
 
@@ -820,12 +828,74 @@ def binary_fill_holes(input: ArrayLike, structure: Any = None,
     %(examples_square_with_hole)s
     """
     input = to_jax(input)
+    out = _binary_output(output, input.shape)
+    labelled = _connected_structure(input, structure, origin, axes)
+    if labelled is not None:
+        return (~_background_reached(input, labelled)).astype(out)
     mask = input == 0
     seeds = jnp.zeros(input.shape, bool)
-    out = _binary_output(output, input.shape)
     reached = _binary_erosion(seeds, structure, -1, mask, None, 1, origin,
                               True, axes, reflect=True)
     return (~reached).astype(out)
+
+
+def _connected_structure(input: Array, structure: Any, origin: Any,
+                         axes: Any) -> np.ndarray | None:
+    """The structure, where propagating the border's background through it
+    reaches exactly the background features (by that connectivity) that
+    touch the border: a symmetric ``3 ** ndim`` structure with its centre
+    set, no origin shift, every axis.  None otherwise (and for anything
+    SciPy would refuse: the propagation validates it)."""
+    ndim = input.ndim
+    if ndim == 0 or input.size == 0 or isinstance(structure, jax.core.Tracer):
+        return None
+    if axes is not None and sorted(
+            a % ndim if isinstance(a, int) else a
+            for a in np.atleast_1d(axes).tolist()) != list(range(ndim)):
+        return None
+    if not all(isinstance(o, int | np.integer) and o == 0
+               for o in np.atleast_1d(np.asarray(origin, dtype=object))):
+        return None
+    structure = (generate_binary_structure(ndim, 1) if structure is None
+                 else np.asarray(structure))
+    if structure.shape != (3,) * ndim or structure.dtype.kind == "c":
+        return None
+    structure = structure != 0
+    if not structure[(1,) * ndim] or not np.array_equal(
+            structure, structure[(slice(None, None, -1),) * ndim]):
+        return None
+    return structure
+
+
+def _background_reached(input: Array, structure: np.ndarray) -> Array:
+    """The background connected through ``structure`` to a point whose
+    neighbour lies outside the array: the background features, labelled,
+    that touch those points."""
+    # _measurements imports this module, so its label kernel is imported here.
+    from jaxndimage._measurements import _backward_offsets, _label_runs
+
+    background = input == 0
+    index_dtype = np.dtype(jax.dtypes.canonicalize_dtype(
+        np.int64 if input.size >= 2 ** 31 - 2 else np.int32))
+    labels, _ = _label_runs(background, _backward_offsets(structure),
+                            index_dtype)
+    # The points whose neighbour through the structure is outside: the
+    # first and last planes along every axis the structure reaches along.
+    edge = np.zeros(input.shape, bool)
+    for axis in range(input.ndim):
+        if np.take(structure, [0, 2], axis=axis).any():
+            index = [slice(None)] * input.ndim
+            index[axis] = [0, -1]
+            edge[tuple(index)] = True
+    return _reached_from(labels, np.flatnonzero(edge).astype(index_dtype))
+
+
+@cached_jit()
+def _reached_from(labels: Array, border: Array) -> Array:
+    """The points whose label (not 0) is that of a ``border`` point."""
+    size = labels.size
+    touching = jnp.zeros(size + 1, bool).at[labels.ravel()[border]].set(True)
+    return touching.at[0].set(False)[labels]
 
 
 # --------------------------------------------------------------------------
