@@ -104,9 +104,10 @@ def test_showcase_pipeline_row_and_the_run_over_sizes_agree_with_scipy():
     rows = showcase.run_showcase(48, 1, ["label"])
     assert rows[0]["function"] == showcase.TITLES["label"]
     assert rows[0]["dtype_match"] and rows[0]["max_abs_diff"] < 1e-6
-    run = showcase.run_sizes([20, 33], ["sobel", "binary_erosion"])
+    run = showcase.run_sizes([20, 33], ["sobel", "zoom_linear"])
     assert run["equal"] and run["sizes"] == [20, 33]
     assert run["scipy_s"] > 0 and run["jax_s"] > 0 and run["compiled"] >= 0
+    assert run["again_compiled"] == 0  # sobel on new sizes of seen buckets
     assert "results equal: yes" in showcase.format_sizes(run)
 
 
