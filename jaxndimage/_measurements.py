@@ -29,10 +29,10 @@ pointer jumping makes every run point at its root (O(log N) rounds per
 pass, not one per pixel of the longest path), repeated until no two linked
 roots differ.  The root of a feature is then its first run, so numbering
 the roots by a prefix sum gives SciPy's labels.  For concrete input the
-runs and links are counted first and the union-find runs on arrays of the
-next power of two of those counts (links compacted by a prefix sum and a
-binary search); under a trace, where the counts are not known, on arrays
-of one node per point.
+runs are counted first and the union-find runs on arrays of the next power
+of two of that count (the first points found by a binary search in the
+prefix sum, and the links read at them); under a trace, where the count is
+not known, on arrays of one node per point.
 
 On XLA's CPU backend the gathers and scatters of these kernels run at a
 few ns per point, several times slower than SciPy's sequential C loops for
@@ -709,6 +709,13 @@ def _label_kernel(input: jax.Array, *, offsets, index_dtype, runs):
     return labels.reshape(shape), number[-1]
 
 
+def label_index_dtype(size: int) -> np.dtype:
+    """The dtype of labels and flat indices for ``size`` points: int32,
+    int64 from 2**31 - 2 points (where x64 allows)."""
+    return np.dtype(jax.dtypes.canonicalize_dtype(
+        np.int64 if size >= 2 ** 31 - 2 else np.int32))
+
+
 def _label_runs(input: jax.Array, offsets: tuple[tuple[int, ...], ...],
                 index_dtype: np.dtype) -> tuple[jax.Array, jax.Array]:
     """:func:`_label_kernel`, sized by the number of runs where it can be
@@ -742,9 +749,7 @@ def _label(input, structure=None, output=None):
                                                 * structure.ndim]):
         raise AssertionError("structure: Structuring element is not "
                              "symmetric")
-    wide = input.size >= 2 ** 31 - 2
-    index_dtype = jnp.dtype(jax.dtypes.canonicalize_dtype(
-        np.int64 if wide else np.int32))
+    index_dtype = label_index_dtype(input.size)
     dtype = output_dtype(output, index_dtype)
     if dtype == np.float16:
         raise TypeError("output: float16 labels are not supported (as in "

@@ -872,11 +872,10 @@ def _background_reached(input: Array, structure: np.ndarray) -> Array:
     neighbour lies outside the array: the background features, labelled,
     that touch those points."""
     # _measurements imports this module, so its label kernel is imported here.
-    from jaxndimage._measurements import _backward_offsets, _label_runs
+    from jaxndimage._measurements import _backward_offsets, _label_runs, label_index_dtype
 
     background = input == 0
-    index_dtype = np.dtype(jax.dtypes.canonicalize_dtype(
-        np.int64 if input.size >= 2 ** 31 - 2 else np.int32))
+    index_dtype = label_index_dtype(input.size)
     labels, _ = _label_runs(background, _backward_offsets(structure),
                             index_dtype)
     # The points whose neighbour through the structure is outside: the
