@@ -44,8 +44,9 @@ Results come back as SciPy's types: numpy scalars and arrays, tuples and
 lists for numpy input; JAX arrays (0-d for scalars) for JAX input; arrays
 of the caller's library for other array-API input.  `label` labels dask
 arrays block by block and merges the labels across the seams
-(:func:`_label_dask`); `sum_labels` (`sum`) and `mean` add per-block
-counts and sums by a tree reduction (:func:`_tree_reduced`); the other
+(:func:`_label_dask`); `sum_labels` (`sum`), `mean`, `center_of_mass`
+and `find_objects` combine per-block sums, moments and bounding boxes by a
+tree reduction (:func:`_reduced_over_blocks`); the other
 functions compute dask input whole and hand the result arrays back as dask
 arrays.
 """
@@ -54,6 +55,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import math
 import operator
 from collections.abc import Callable
@@ -188,9 +190,9 @@ def _measurement(*array_params: str,
             bound = signature.bind(*args, **kwargs)
             lazy = [name for name in names
                     if _distributed.is_dask_array(bound.arguments.get(name))]
-            if lazy and impl.__name__ in _TREE_REDUCED and _distributed \
+            if lazy and impl.__name__ in _OVER_BLOCKS and _distributed \
                     .is_dask_array(bound.arguments.get("input")):
-                return _tree_reduced(impl.__name__, **bound.arguments)
+                return _OVER_BLOCKS[impl.__name__](**bound.arguments)
             if lazy:
                 for name in lazy:
                     bound.arguments[name] = _distributed.computed(
@@ -204,52 +206,120 @@ def _measurement(*array_params: str,
     return decorate
 
 
-#: Statistics of dask input combined from per-block partial results.
-_TREE_REDUCED = ("sum", "sum_labels", "mean")
+def _block_offsets(array: Any) -> list[tuple[int, ...]]:
+    """The first coordinate of each block of a dask array, in the order of
+    ``array.to_delayed().ravel()``."""
+    starts = [np.cumsum((0, *chunks[:-1])) for chunks in array.chunks]
+    return [tuple(int(s) for s in start)
+            for start in itertools.product(*starts)]
 
 
-def _tree_reduced(name: str, input: Any, labels: Any = None,
-                  index: Any = None) -> Any:
-    """``name`` of a dask ``input``: counts and sums per block (numpy, by
-    jaxndimage), added up by a tree reduction, as a lazy dask result."""
+def _reduced_over_blocks(input: Any, labels: Any, partial: Callable,
+                         add: Callable) -> Any:
+    """``partial(values, labels, offset)`` of each block of a dask
+    ``input`` (with the matching block of ``labels``, or None), combined by
+    ``add`` in a binary tree: a dask ``Delayed`` of the total."""
     import dask
     import dask.array as da
 
-    if _distributed.is_dask_array(index):
-        index = _distributed.computed(index)
     if labels is not None:
         labels = da.asarray(labels)
         shape = _broadcast_shape(input.shape, labels.shape)
         input = da.broadcast_to(input, shape)
         labels = da.broadcast_to(labels, shape).rechunk(input.chunks)
-    scalar = labels is None or index is None or np.isscalar(index)
-    inputs = input.to_delayed().ravel()
+    blocks = input.to_delayed().ravel()
     label_blocks = (labels.to_delayed().ravel() if labels is not None
-                    else [None] * len(inputs))
+                    else [None] * len(blocks))
+    parts = [dask.delayed(partial)(v, b, offset) for v, b, offset
+             in zip(blocks, label_blocks, _block_offsets(input))]
+    while len(parts) > 1:
+        parts = [dask.delayed(add)(*parts[i:i + 2]) if i + 1 < len(parts)
+                 else parts[i] for i in range(0, len(parts), 2)]
+    return parts[0]
 
-    def partial(values, block_labels):
+
+def _add_parts(a: tuple, b: tuple) -> tuple:
+    return tuple(x + y for x, y in zip(a, b))
+
+
+def _summed_over_blocks(name: str, input: Any, labels: Any = None,
+                        index: Any = None) -> Any:
+    """``sum_labels``, ``mean`` or ``center_of_mass`` of a dask ``input``:
+    per-block counts, sums and moments (numpy, by jaxndimage) added up by
+    a tree reduction, as a lazy dask result."""
+    import dask
+    import dask.array as da
+
+    if _distributed.is_dask_array(index):
+        index = _distributed.computed(index)
+    scalar = labels is None or index is None or np.isscalar(index)
+    shape = () if scalar else np.shape(index)
+    ndim = input.ndim
+
+    def partial(values, block_labels, offset):
+        if name == "center_of_mass":
+            grids = np.ogrid[tuple(slice(o, o + n) for o, n
+                                   in zip(offset, np.shape(values)))]
+            return (sum_labels(values, block_labels, index),
+                    *(sum_labels(values * grid.astype(float), block_labels,
+                                 index) for grid in grids))
         ones = np.ones(np.shape(values), np.int64)
         return (sum_labels(ones, block_labels, index),
                 sum_labels(values, block_labels, index))
 
-    def add(a, b):
-        return a[0] + b[0], a[1] + b[1]
-
-    parts = [dask.delayed(partial)(v, b) for v, b in zip(inputs,
-                                                        label_blocks)]
-    while len(parts) > 1:
-        parts = [dask.delayed(add)(*parts[i:i + 2]) if i + 1 < len(parts)
-                 else parts[i] for i in range(0, len(parts), 2)]
+    parts = _reduced_over_blocks(input, labels, partial, _add_parts)
+    if name == "center_of_mass":
+        centres = dask.delayed(lambda cs: np.stack(
+            [np.asarray(m) / cs[0] for m in cs[1:]], axis=-1))(parts)
+        return _positions(da.from_delayed(centres, shape=(*shape, ndim),
+                                          dtype=np.float64))
     if name == "mean":
         total = dask.delayed(lambda cs: cs[1] / np.asarray(cs[0], float))(
-            parts[0])
+            parts)
         dtype = np.result_type(input.dtype, np.float64)
     else:
-        total = dask.delayed(lambda cs: cs[1])(parts[0])
+        total = dask.delayed(lambda cs: cs[1])(parts)
         dtype = (np.sum(np.zeros(1, input.dtype)).dtype if scalar
                  else np.dtype(np.float64))
-    shape = () if scalar else np.shape(index)
     return da.from_delayed(total, shape=shape, dtype=dtype)
+
+
+def _find_objects_over_blocks(input: Any, max_label: int = 0) -> list:
+    """``find_objects`` of a dask ``input``: the bounding boxes of each
+    block, offset to the block's position and merged by a tree reduction."""
+    if max_label < 1:
+        max_label = np.asarray(input.max().compute())[()]
+    count = operator.index(max_label)
+    if input.ndim == 0 or count < 1:
+        return find_objects(_distributed.computed(input), count)
+    absent = np.iinfo(np.int64).max
+
+    def partial(block, _, offset):
+        low = np.full((count, block.ndim), absent, np.int64)
+        high = np.full((count, block.ndim), -1, np.int64)
+        for i, box in enumerate(find_objects(block, count)):
+            if box is not None:
+                low[i] = [o + s.start for o, s in zip(offset, box)]
+                high[i] = [o + s.stop for o, s in zip(offset, box)]
+        return low, high
+
+    def add(a, b):
+        return np.minimum(a[0], b[0]), np.maximum(a[1], b[1])
+
+    low, high = _reduced_over_blocks(input, None, partial, add).compute()
+    return [tuple(slice(int(a), int(b)) for a, b in zip(lo, hi))
+            if hi[0] >= 0 else None for lo, hi in zip(low, high)]
+
+
+#: Functions of dask input computed from per-block partial results.
+_OVER_BLOCKS = {
+    "sum": functools.partial(_summed_over_blocks, "sum"),
+    "sum_labels": functools.partial(_summed_over_blocks, "sum_labels"),
+    "mean": functools.partial(_summed_over_blocks, "mean"),
+    "center_of_mass": functools.partial(_summed_over_blocks,
+                                        "center_of_mass"),
+    "find_objects": _find_objects_over_blocks,
+}
 
 
 # --------------------------------------------------------------------------

@@ -273,3 +273,20 @@ def test_dask_statistics_are_lazy_and_equal_scipy():
             theirs = getattr(ndi, name)(IMAGE, LABELS, index)
             assert isinstance(ours, da.Array)
             np.testing.assert_allclose(ours.compute(), theirs)
+
+
+def test_dask_center_of_mass_and_find_objects_by_blocks_equal_scipy():
+    da = pytest.importorskip("dask.array")
+    labels = da.from_array(LABELS, chunks=(5, 4))
+    image = da.from_array(IMAGE, chunks=(6, 3))
+    for index in [None, 2, INDEX]:
+        ours = jnd.center_of_mass(image, labels, index)
+        theirs = ndi.center_of_mass(IMAGE, LABELS, index)
+        rows = ours if isinstance(ours, list) else [ours]
+        assert all(isinstance(x, da.Array) for row in rows for x in row)
+        np.testing.assert_allclose(
+            [[float(x.compute()) for x in row] for row in rows],
+            np.reshape(theirs, (len(rows), -1)), rtol=1e-12)
+    assert jnd.find_objects(labels) == ndi.find_objects(LABELS)
+    assert (jnd.find_objects(labels, max_label=COUNT + 2)
+            == ndi.find_objects(LABELS, max_label=COUNT + 2))
