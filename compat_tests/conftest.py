@@ -1,4 +1,7 @@
-"""Print the per-function tables of the SciPy suite runs at the end of the session."""
+"""Start SciPy's suite in the background once the tests are collected, and
+print its per-function tables at the end of the session."""
+
+from compat_tests import test_scipy_suite
 
 TABLE_KEY = "jaxndimage_table"
 _tables = []
@@ -16,3 +19,11 @@ def pytest_terminal_summary(terminalreporter):
     for table in sorted(_tables):
         terminalreporter.write_line(table)
         terminalreporter.write_line("")
+
+
+def pytest_collection_finish(session):
+    test_scipy_suite.start_in_background(session.items)
+
+
+def pytest_sessionfinish(session):
+    test_scipy_suite.stop_background()

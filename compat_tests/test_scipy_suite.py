@@ -8,13 +8,22 @@ compat_tests.scipy_plugin``.  A module runs when it tests at least one name
 that jaxndimage exports (`MODULE_FUNCTIONS`); the others would only run
 SciPy against itself.  The per-function outcome tables are printed at the
 end of the session by ``compat_tests/conftest.py``.
+
+The subprocesses start in the background as soon as the session has
+collected its tests (`start_in_background`, called from
+``compat_tests/conftest.py``), one after the other, so they run while the
+rest of the session does; each ``test_scipy_module`` then waits for its
+own.  Under pytest-xdist each case runs its subprocess when it is reached.
 """
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -93,6 +102,62 @@ def test_module_map_covers_scipy():
     assert named <= set(scipy.ndimage.__all__)
 
 
+class _Background:
+    """The SciPy subprocesses of this session, run one after the other on a
+    thread, on one shared kernel cache."""
+
+    def __init__(self, cases: list[tuple[str, str]]):
+        self.folder = Path(tempfile.mkdtemp(prefix="jaxndimage-scipy-suite-"))
+        self.kernel_cache = self.folder / "kernel-cache"
+        self.kernel_cache.mkdir()
+        self.processes: list[subprocess.Popen] = []
+        self.executor = ThreadPoolExecutor(max_workers=1)
+        self.runs: dict[tuple[str, str], Future] = {
+            case: self.executor.submit(self._run, *case) for case in cases}
+
+    def _run(self, module: str, mode: str) -> tuple[int, str, Path]:
+        report = self.folder / f"{module}-{mode}.json"
+        process = subprocess.Popen(
+            _command(module, report), cwd=REPO,
+            env=_environment(mode, self.kernel_cache),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.processes.append(process)
+        output, _ = process.communicate(timeout=TIMEOUT_S)
+        return process.returncode, output, report
+
+    def close(self) -> None:
+        """Stop what still runs (an interrupted session) and remove the
+        files."""
+        for future in self.runs.values():
+            future.cancel()
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+        self.executor.shutdown(wait=True)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_background: _Background | None = None
+
+
+def start_in_background(items: list[pytest.Item]) -> None:
+    """Start the subprocesses of the ``test_scipy_module`` cases among the
+    session's ``items`` (outside pytest-xdist workers)."""
+    global _background
+    cases = [(item.callspec.params["module"], item.callspec.params["mode"])
+             for item in items
+             if getattr(item, "originalname", None) == "test_scipy_module"]
+    if cases and _background is None and "PYTEST_XDIST_WORKER" not in os.environ:
+        _background = _Background(cases)
+
+
+def stop_background() -> None:
+    global _background
+    if _background is not None:
+        _background.close()
+        _background = None
+
+
 @pytest.fixture(scope="session")
 def kernel_cache(tmp_path_factory):
     """jaxndimage's kernel cache, shared by all subprocesses and their workers.
@@ -101,7 +166,18 @@ def kernel_cache(tmp_path_factory):
     entry one of them stores is loaded by the others without tracing,
     lowering or compiling.
     """
+    if _background is not None:
+        return _background.kernel_cache
     return tmp_path_factory.mktemp("kernel-cache")
+
+
+def _command(module: str, report: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "pytest", "--pyargs", f"scipy.ndimage.tests.{module}",
+        "-p", "compat_tests.scipy_plugin", "-p", "no:cacheprovider",
+        "-q", "--no-header", "-n", str(WORKERS),
+        "--jaxndimage-check-stale", f"--jaxndimage-report={report}",
+    ]
 
 
 def _environment(mode, kernel_cache):
@@ -116,32 +192,33 @@ def _environment(mode, kernel_cache):
     return env
 
 
+def _run_now(module: str, mode: str, report: Path, kernel_cache: Path
+             ) -> tuple[int, str, Path]:
+    run = subprocess.run(
+        _command(module, report), cwd=REPO, env=_environment(mode, kernel_cache),
+        capture_output=True, text=True, timeout=TIMEOUT_S,
+    )
+    return run.returncode, run.stdout + run.stderr, report
+
+
 @pytest.mark.parametrize("module, mode", CASES)
 def test_scipy_module(module, mode, tmp_path, kernel_cache, record_property):
     """SciPy's ``<module>`` passes (known failures aside) with jaxndimage swapped in."""
-    report = tmp_path / "report.json"
-    command = [
-        sys.executable, "-m", "pytest", "--pyargs", f"scipy.ndimage.tests.{module}",
-        "-p", "compat_tests.scipy_plugin", "-p", "no:cacheprovider",
-        "-q", "--no-header", "-n", str(WORKERS),
-        "--jaxndimage-check-stale", f"--jaxndimage-report={report}",
-    ]
-    run = subprocess.run(
-        command, cwd=REPO, env=_environment(mode, kernel_cache), capture_output=True,
-        text=True, timeout=TIMEOUT_S,
-    )
-    output = run.stdout + run.stderr
+    if _background is not None and (module, mode) in _background.runs:
+        returncode, output, report = _background.runs[module, mode].result()
+    else:
+        returncode, output, report = _run_now(module, mode, tmp_path / "report.json",
+                                              kernel_cache)
     assert report.exists(), f"no report from the subprocess:\n{output[-6000:]}"
     data = json.loads(report.read_text())
     counts = {name: Counter(c) for name, c in data["counts"].items()}
     table = "\n".join(format_table(counts))
     record_property("jaxndimage_table", f"scipy.ndimage.tests.{module} [{mode}]\n{table}")
 
-    assert run.returncode == 0, f"exit status {run.returncode}:\n{output[-12000:]}"
+    assert returncode == 0, f"exit status {returncode}:\n{output[-12000:]}"
     assert data["mode"] == mode
     assert data["swapped"] == SWAPPED
     tested = set(MODULE_FUNCTIONS[module]) & set(SWAPPED)
     unexercised = sorted(f for f in tested if not any(counts.get(f, {}).values()))
     assert not unexercised, f"no test reached jaxndimage's {unexercised}:\n{table}"
     assert set(counts) - {UNEXERCISED} <= set(SWAPPED)
-
