@@ -48,6 +48,10 @@ def cases():
     yield ("grey_dilation size 5, 2048x2048 uint8", 7,
            lambda: jaxndimage.grey_dilation(grey, size=5),
            lambda: ndi.grey_dilation(grey, size=5))
+    smooth = grey.astype(np.float32)
+    yield ("grey_erosion size 3, 2048x2048 float32", 7,
+           lambda: jaxndimage.grey_erosion(smooth, size=3),
+           lambda: ndi.grey_erosion(smooth, size=3))
     yield ("binary_fill_holes, 2048x2048 bool", 5,
            lambda: jaxndimage.binary_fill_holes(image),
            lambda: ndi.binary_fill_holes(image))

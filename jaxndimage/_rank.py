@@ -30,6 +30,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from jaxndimage._canvas import ExactGrid, Margins, shape_generic
 from jaxndimage._casting import cast_like_c, cast_like_numpy, compute_dtype
@@ -92,16 +93,28 @@ def _combine(minimum: bool):
     return jnp.minimum if minimum else jnp.maximum
 
 
+#: A window of up to this many samples is the extreme of its samples, read
+#: in one fused loop.
+DIRECT_WINDOW = 8
+
+
 def sliding_extreme(grid: Any, x: Any, size: int, axis: int,
                     minimum: bool) -> Array:
     """Minimum or maximum of every ``size`` consecutive samples along ``axis``
     ('valid' windows: window ``i`` starts at sample ``i`` of ``x``).
 
-    Extremes of 1, 2, 4, ... samples are built from each other; a window
-    of ``size`` is then the extreme of two overlapping power-of-two windows.
+    Up to `DIRECT_WINDOW` samples every sample of the window is read.
+    Beyond, extremes of 1, 2, 4, ... samples are built from each other, and
+    a window of ``size`` is the extreme of two overlapping power-of-two
+    windows.
     """
     op = _combine(minimum)
-    block, span = grid.shift(x, axis, 0), 1
+    block = grid.shift(x, axis, 0)
+    if size <= DIRECT_WINDOW:
+        for k in range(1, size):
+            block = grid.join(op, block, grid.shift(x, axis, k))
+        return block
+    span = 1
     while 2 * span <= size:
         block = grid.join(op, block, grid.shift(block, axis, span))
         span *= 2
@@ -112,7 +125,7 @@ def sliding_extreme(grid: Any, x: Any, size: int, axis: int,
 
 def _sliding_steps(size: int) -> int:
     """How many sequential reads :func:`sliding_extreme` makes."""
-    return size.bit_length() + 1
+    return 1 if size <= DIRECT_WINDOW else size.bit_length() + 1
 
 
 def footprint_margins(shape: Sequence[int], origins: Sequence[int],
@@ -205,6 +218,9 @@ def _extreme_separable(x: Array, cval: Any, *, grid: Any,
         x = cast_like_c(grid.crop(sliding_extreme(grid, padded, size, axis,
                                                   minimum), shape),
                         out_dtype)
+        # Stored, so that the next pass reads samples, not this pass's
+        # window of each.
+        x = lax.optimization_barrier(x)
     return x
 
 
