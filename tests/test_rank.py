@@ -48,6 +48,22 @@ def test_matches_scipy_dtypes(name, dtype):
         np.testing.assert_array_equal(ours, theirs)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_sliding_extremes_read_directly_and_by_doubling_equal_scipy(dtype):
+    """Windows up to DIRECT_WINDOW read every sample, longer ones double:
+    both sides of the rule, along both axes, with an origin and cval."""
+    from jaxndimage._rank import DIRECT_WINDOW
+
+    image = (RNG.random((23, 41)) * 200).astype(dtype)
+    for size in (2, 3, DIRECT_WINDOW, DIRECT_WINDOW + 1, 13):
+        for name, kwargs in [("maximum_filter", {"mode": "reflect"}),
+                             ("minimum_filter", {"mode": "constant",
+                                                 "cval": 7, "origin": -1})]:
+            ours = getattr(jnd, name)(image, size=(size, size - 1), **kwargs)
+            theirs = getattr(ndi, name)(image, size=(size, size - 1), **kwargs)
+            np.testing.assert_array_equal(ours, theirs)
+
+
 def test_fractional_cval_on_integers_kept_like_scipy():
     image = np.arange(6, dtype=np.int16)
     for cval in (-0.5, 2.5, 1e6):
