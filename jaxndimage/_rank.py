@@ -4,9 +4,11 @@ Every kernel works on the input dtype itself: comparisons are exact for every
 integer width, and no value takes a round trip through float.
 
 * Rectangular minimum/maximum filters are separable: one 1-D pass per axis,
-  each a sliding extreme built by doubling (extremes of 1, 2, 4, ... samples,
-  then one overlapping pair), so a window of ``n`` samples costs
-  ``ceil(log2 n)`` comparisons per sample whatever ``n``.
+  each pass stored before the next reads it.  A pass is a sliding extreme:
+  up to `DIRECT_WINDOW` samples, the extreme of every sample of the window
+  (one vectorised loop); beyond, built by doubling (extremes of 1, 2, 4,
+  ... samples, then one overlapping pair), so a window of ``n`` samples
+  costs ``ceil(log2 n)`` comparisons per sample whatever ``n``.
 * Other footprints are split into runs of consecutive samples along the last
   axis; each distinct run length is one sliding extreme, and the runs are
   combined by shifted slices.
