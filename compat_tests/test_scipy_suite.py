@@ -116,14 +116,8 @@ class _Background:
             case: self.executor.submit(self._run, *case) for case in cases}
 
     def _run(self, module: str, mode: str) -> tuple[int, str, Path]:
-        report = self.folder / f"{module}-{mode}.json"
-        process = subprocess.Popen(
-            _command(module, report), cwd=REPO,
-            env=_environment(mode, self.kernel_cache),
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.processes.append(process)
-        output, _ = process.communicate(timeout=TIMEOUT_S)
-        return process.returncode, output, report
+        return _run_module(module, mode, self.folder / f"{module}-{mode}.json",
+                           self.kernel_cache, self.processes)
 
     def close(self) -> None:
         """Stop what still runs (an interrupted session) and remove the
@@ -171,15 +165,6 @@ def kernel_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("kernel-cache")
 
 
-def _command(module: str, report: Path) -> list[str]:
-    return [
-        sys.executable, "-m", "pytest", "--pyargs", f"scipy.ndimage.tests.{module}",
-        "-p", "compat_tests.scipy_plugin", "-p", "no:cacheprovider",
-        "-q", "--no-header", "-n", str(WORKERS),
-        "--jaxndimage-check-stale", f"--jaxndimage-report={report}",
-    ]
-
-
 def _environment(mode, kernel_cache):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTEST_", "SCIPY_ARRAY_API", "JAXNDIMAGE_CACHE"))}
@@ -192,13 +177,30 @@ def _environment(mode, kernel_cache):
     return env
 
 
-def _run_now(module: str, mode: str, report: Path, kernel_cache: Path
-             ) -> tuple[int, str, Path]:
-    run = subprocess.run(
-        _command(module, report), cwd=REPO, env=_environment(mode, kernel_cache),
-        capture_output=True, text=True, timeout=TIMEOUT_S,
-    )
-    return run.returncode, run.stdout + run.stderr, report
+def _run_module(module: str, mode: str, report: Path, kernel_cache: Path,
+                processes: list[subprocess.Popen] | None = None
+                ) -> tuple[int, str, Path]:
+    """Run SciPy's ``module`` in ``mode``; the exit status, the output and
+    where the report is.  The process is added to ``processes`` while it
+    runs, so that it can be stopped."""
+    command = [
+        sys.executable, "-m", "pytest", "--pyargs", f"scipy.ndimage.tests.{module}",
+        "-p", "compat_tests.scipy_plugin", "-p", "no:cacheprovider",
+        "-q", "--no-header", "-n", str(WORKERS),
+        "--jaxndimage-check-stale", f"--jaxndimage-report={report}",
+    ]
+    process = subprocess.Popen(
+        command, cwd=REPO, env=_environment(mode, kernel_cache),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if processes is not None:
+        processes.append(process)
+    try:
+        output, _ = process.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+        output += f"\n(stopped after {TIMEOUT_S} s)"
+    return process.returncode, output, report
 
 
 @pytest.mark.parametrize("module, mode", CASES)
@@ -207,8 +209,8 @@ def test_scipy_module(module, mode, tmp_path, kernel_cache, record_property):
     if _background is not None and (module, mode) in _background.runs:
         returncode, output, report = _background.runs[module, mode].result()
     else:
-        returncode, output, report = _run_now(module, mode, tmp_path / "report.json",
-                                              kernel_cache)
+        returncode, output, report = _run_module(module, mode, tmp_path / "report.json",
+                                                 kernel_cache)
     assert report.exists(), f"no report from the subprocess:\n{output[-6000:]}"
     data = json.loads(report.read_text())
     counts = {name: Counter(c) for name, c in data["counts"].items()}
