@@ -331,8 +331,8 @@ def _build_stack(r: Array, site: Array, step_size: Array,
         return (top, second, r_top, r_second, below, r_below), None
 
     minus = jnp.full(lanes, -1, jnp.int32)
-    zero = jnp.zeros(lanes, dtype)
-    init = (minus, minus, zero, zero, jnp.zeros((n, lanes), jnp.int32),
+    empty = jnp.zeros(lanes, dtype)
+    init = (minus, minus, empty, empty, jnp.zeros((n, lanes), jnp.int32),
             jnp.zeros((n, lanes), dtype))
     (*_, below, r_below), _ = lax.scan(push, init,
                                        jnp.arange(n, dtype=jnp.int32))
