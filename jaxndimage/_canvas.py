@@ -26,7 +26,8 @@ own input, because extension along one axis is an index map that commutes
 with filtering along another.  The constant modes are the exception: SciPy
 pads every pass's input with ``cval``, not with the previous pass applied
 to ``cval``; so before a pass along a constant-mode axis, the kernel
-rewrites that axis's margin to ``cval`` (:meth:`FlatGrid.pad`).
+rewrites that axis's margin to ``cval`` (:meth:`FlatGrid.pad`), where the
+host has marked the margins of each axis (`Geometry.outside`).
 
 Kernels are written once against a *grid*, which is either
 :class:`ExactGrid` (an n-D array of static shape: inside a user's
@@ -144,6 +145,9 @@ class Geometry(NamedTuple):
     extents: Array   # extents of the extended block, ``shape + lo + hi``
     lo: Array        # margin before the array along each axis
     shape: Array     # the array's true shape
+    #: Per stored canvas position, bit ``a`` set where the position lies in
+    #: the margin of axis ``a``; only for kernels with a constant-mode axis.
+    outside: Array | None = None
 
 
 def reach_of(length: int) -> int:
@@ -204,14 +208,12 @@ class FlatGrid:
         ``cval``."""
         if not axes:
             return x
-        g = self.geometry
-        flat = lax.iota(jnp.int32, x.shape[0]) - self.margin(x)
-        inside = None
-        for axis in axes:
-            coordinate = (flat // g.strides[axis]) % g.extents[axis] - g.lo[axis]
-            here = (coordinate >= 0) & (coordinate < g.shape[axis])
-            inside = here if inside is None else inside & here
-        return jnp.where(inside, x, jnp.asarray(cval, x.dtype))
+        code = self.geometry.outside
+        cut = (code.shape[0] - x.shape[0]) // 2
+        code = lax.slice(code, (cut,), (cut + x.shape[0],))
+        bits = sum(1 << axis for axis in axes)
+        outside = (code & code.dtype.type(bits)) != 0
+        return jnp.where(outside, jnp.asarray(cval, x.dtype), x)
 
     def _distance(self, offset: Sequence[int]) -> Any:
         strides = self.geometry.strides
@@ -222,7 +224,7 @@ class FlatGrid:
             cval: Any) -> _Offset:
         """``x`` to be read from ``before`` samples back along ``axis``; a
         constant mode first sets the margin of that axis to ``cval``."""
-        constant = FILTER_EXTENSION[mode] == "constant"
+        constant = FILTER_EXTENSION[mode] == "constant" and (before or after)
         x = self._with_cval(x, [axis] if constant else [], cval)
         return _Offset(x, -before * self.geometry.strides[axis])
 
@@ -342,7 +344,32 @@ def build_canvas(x: np.ndarray, margins: Margins
     block[layout.core] = x
     for index, select in layout.fills:
         block[index] = block[select]
-    return stored, layout.length, layout.geometry, layout.core
+    geometry = layout.geometry
+    if any(FILTER_EXTENSION[mode] == "constant" and (a or b)
+           for mode, a, b in zip(margins.modes, margins.lo, margins.hi)):
+        geometry = geometry._replace(outside=_outside(layout, stored.size))
+    return stored, layout.length, geometry, layout.core
+
+
+def _outside(layout: _Layout, size: int) -> np.ndarray:
+    """`Geometry.outside` for a canvas of ``size`` stored positions.
+
+    Kernels read it instead of deriving coordinates from flat positions:
+    XLA's CPU backend divides integers one element at a time, and it
+    recomputes a test fused into every tap that reads it.
+    """
+    ndim = len(layout.extents)
+    code = aligned_empty(size, np.min_scalar_type(2 ** ndim - 1))
+    code.fill(0)
+    block = code[layout.margin:layout.margin + layout.size].reshape(
+        layout.extents)
+    for axis, inner in enumerate(layout.core):
+        bit = code.dtype.type(1 << axis)
+        before = (slice(None),) * axis + (slice(0, inner.start),)
+        after = (slice(None),) * axis + (slice(inner.stop, None),)
+        block[before] |= bit
+        block[after] |= bit
+    return code
 
 
 def concrete_on_cpu(x: Any) -> bool:
