@@ -7,6 +7,11 @@ erosion dilates the complement:
 
     erosion(x) = ~dilation(~x)   with the border value complemented.
 
+* One step without a mask (``iterations=1``, what opening, closing and
+  hit-or-miss also take) is a shape-generic kernel (`_binary_once`, on a
+  canvas of `jaxndimage._canvas` for concrete input): a new image size
+  compiles nothing once its bucket has been seen.  Every other call runs a
+  kernel compiled for the array's shape (`_binary`).
 * A box structure is separable (`jaxndimage._rank.sliding_extreme` per
   axis), and ``k`` box iterations without a mask are one dilation by the
   ``k``-fold box.  Other fixed iteration counts are a ``fori_loop``.
@@ -52,18 +57,21 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import ExactGrid
+from jaxndimage._canvas import ExactGrid, Margins, shape_generic
 from jaxndimage._casting import cast_like_c
-from jaxndimage._dispatch import ndimage_function, to_jax
+from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._distributed import window_reach
 from jaxndimage._docstrings import docfiller
-from jaxndimage._modes import check_mode, pad_axis
+from jaxndimage._modes import check_mode
 from jaxndimage._rank import (
     Pattern,
     _footprint_extreme,
+    _footprint_extreme_steps,
     _min_or_max_filter,
+    _sliding_steps,
     check_footprint_origins,
     expand_footprint,
+    footprint_margins,
     footprint_taps,
     pad_for_footprint,
     sliding_extreme,
@@ -104,11 +112,6 @@ ArrayLike = Any
 
 #: Morphology's kernels run on arrays of their own static shape.
 _GRID = ExactGrid()
-
-
-def _crop(x: Array, shape: Sequence[int], axis: int) -> Array:
-    """The first ``shape[axis]`` samples of ``x`` along ``axis``."""
-    return lax.slice_in_dim(x, 0, shape[axis], axis=axis)
 
 
 # --------------------------------------------------------------------------
@@ -215,9 +218,9 @@ def iterate_structure(structure: ArrayLike, iterations: int,
 # Binary kernels (pure JAX)
 # --------------------------------------------------------------------------
 
-def _dilate(y: Array, footprint: np.ndarray, origins: tuple[int, ...],
-            border: bool, repeat: int = 1) -> Array:
-    """OR of ``y`` over the structure; ``border`` past the edges.
+def _dilate(grid: Any, y: Array, footprint: np.ndarray,
+            origins: tuple[int, ...], border: bool, repeat: int = 1) -> Array:
+    """OR of ``y`` over the structure on ``grid``; ``border`` past the edges.
 
     A box is separable (a sliding maximum per axis), and ``repeat``
     dilations by a box are one dilation by the larger box, since the
@@ -225,22 +228,55 @@ def _dilate(y: Array, footprint: np.ndarray, origins: tuple[int, ...],
     """
     if not footprint.any():
         return jnp.zeros(y.shape, bool)
+    fill = jnp.asarray(border)
+    shape = y.shape
     if footprint.all():
         for axis, (n, origin) in enumerate(zip(footprint.shape, origins)):
             size = repeat * (n - 1) + 1
             if size == 1:
                 continue
             before = repeat * (n // 2 + origin)
-            padded = pad_axis(y, axis, before, size - 1 - before, "constant",
-                              jnp.asarray(border))
-            y = _crop(sliding_extreme(_GRID, padded, size, axis,
-                                      minimum=False), y.shape, axis)
+            padded = grid.pad(y, axis, before, size - 1 - before, "constant",
+                              fill)
+            y = grid.crop(sliding_extreme(grid, padded, size, axis,
+                                          minimum=False), shape)
+            # Stored, so that the next pass reads samples, not this pass's
+            # window of each.
+            y = lax.optimization_barrier(y)
         return y
     assert repeat == 1
-    padded = pad_for_footprint(_GRID, y, footprint.shape, origins,
-                               ("constant",) * y.ndim, jnp.asarray(border))
-    return _GRID.crop(_footprint_extreme(_GRID, padded, footprint,
-                                         minimum=False), y.shape)
+    padded = pad_for_footprint(grid, y, footprint.shape, origins,
+                               ("constant",) * footprint.ndim, fill)
+    return grid.crop(_footprint_extreme(grid, padded, footprint,
+                                        minimum=False), shape)
+
+
+def _dilate_steps(footprint: np.ndarray) -> int:
+    """How many sequential reads `_dilate` makes (see `Margins.steps`)."""
+    if footprint.all():
+        return sum(_sliding_steps(n) for n in footprint.shape)
+    return _footprint_extreme_steps(footprint)
+
+
+def _binary_once_margins(ndim: int, *, pattern: Pattern,
+                         origins: tuple[int, ...], **_) -> Margins:
+    footprint = pattern.array
+    return footprint_margins(footprint.shape, origins, ("constant",) * ndim,
+                             _dilate_steps(footprint))
+
+
+@shape_generic(("pattern", "origins", "invert", "out_dtype"),
+               _binary_once_margins)
+def _binary_once(x: Array, border: Array, *, grid: Any, pattern: Pattern,
+                 origins: tuple[int, ...], invert: bool,
+                 out_dtype: np.dtype) -> Array:
+    """One binary erosion (``invert=False``) or dilation (``invert=True``)
+    of ``x != 0``, ``border`` past the edges, on any grid: the erosion is
+    the complement of the dilation of the complement."""
+    y = (x != 0) if invert else (x == 0)
+    grown = _dilate(grid, y, pattern.array, origins,
+                    border if invert else ~border)
+    return (grown if invert else ~grown).astype(out_dtype)
 
 
 def _offsets(footprint: np.ndarray, origins: Sequence[int]) -> set:
@@ -328,13 +364,14 @@ def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
         mask = mask != 0
 
     def step(y):
-        grown = _dilate(y, footprint, origins, fill)
+        grown = _dilate(_GRID, y, footprint, origins, fill)
         return grown if mask is None else jnp.where(mask, grown, y)
 
     if iterations == 1:
         y = step(y)
     elif iterations > 1 and mask is None and footprint.all():
-        y = _dilate(y, footprint, origins, fill, repeat=iterations)
+        y = _dilate(_GRID, y, footprint, origins, fill,
+                    repeat=iterations)
     elif iterations > 1:
         y = lax.fori_loop(0, iterations, lambda _, v: step(v), y)
     else:
@@ -468,6 +505,10 @@ def _binary_erosion(input: Array, structure: Any, iterations: Any,
                          iterations=iterations, invert=invert,
                          border=bool(border_value), out_dtype=out)
         return result[0]
+    if iterations == 1 and mask is None and structure.any():
+        return _binary_once(as_array(input), np.asarray(bool(border_value)),
+                            pattern=Pattern.of(structure), origins=origins,
+                            invert=invert, out_dtype=out)
     return _binary(input, mask, pattern=Pattern.of(structure),
                    origins=origins, iterations=iterations, invert=invert,
                    border=bool(border_value), out_dtype=out)
@@ -573,7 +614,7 @@ def binary_erosion(input: ArrayLike, structure: Any = None,
            [0, 0, 0, 0, 0],
            [0, 0, 0, 0, 0]])
     """
-    input = to_jax(input)
+    input = as_array(input)
     return _binary_erosion(input, structure, iterations, mask, output,
                            border_value, origin, False, axes)
 
@@ -612,7 +653,7 @@ def binary_dilation(input: ArrayLike, structure: Any = None,
     >>> binary_dilation(a, iterations=2).sum()
     np.int64(13)
     """
-    input = to_jax(input)
+    input = as_array(input)
     return _binary_erosion(input, structure, iterations, mask, output,
                            border_value, origin, True, axes, reflect=True)
 
@@ -659,7 +700,7 @@ def binary_opening(input: ArrayLike, structure: Any = None,
            [0, 0, 1, 0, 0],
            [0, 0, 0, 0, 0]])
     """
-    input = to_jax(input)
+    input = as_array(input)
     return _open_or_close(input, structure, iterations, output, origin, mask,
                           border_value, axes, True)
 
@@ -681,7 +722,7 @@ def binary_closing(input: ArrayLike, structure: Any = None,
 
     %(examples_square_with_hole)s
     """
-    input = to_jax(input)
+    input = as_array(input)
     return _open_or_close(input, structure, iterations, output, origin, mask,
                           border_value, axes, False)
 
@@ -733,7 +774,7 @@ def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
            [0, 0, 0, 1, 0],
            [0, 0, 0, 0, 0]])
     """
-    input = to_jax(input)
+    input = as_array(input)
     num_axes = len(check_axes(axes, input.ndim))
     if structure1 is None:
         structure1 = generate_binary_structure(num_axes, 1)

@@ -99,6 +99,32 @@ def test_fixed_iterations_with_mask_and_origin_match_scipy():
 # Outputs and dtypes
 # --------------------------------------------------------------------------
 
+@pytest.mark.parametrize("shape", [(13, 9), (5, 6, 7)])
+def test_one_step_on_a_canvas_equals_scipy_at_every_edge(shape):
+    # One step without a mask runs on a canvas: every edge's margin is the
+    # border value, for separable and other structures, shifted origins,
+    # and integer input with negative values.
+    rng = np.random.default_rng(len(shape))
+    image = rng.integers(-2, 3, shape).astype(np.int16)
+    ndim = len(shape)
+    box = np.ones((3,) * ndim, bool)
+    skewed = rng.random((3,) * ndim) < 0.5
+    skewed[(1,) * ndim] = True
+    for structure, origins in [(None, (0, -1)), (box, (1,)),
+                               (skewed, (0, -1)),
+                               (np.ones((2,) * ndim, bool), (0,))]:
+        for origin in origins:
+            for border in (0, 1):
+                for name in ("binary_erosion", "binary_dilation"):
+                    options = dict(structure=structure, origin=origin,
+                                   border_value=border)
+                    theirs = getattr(ndi, name)(image, **options)
+                    _equal(getattr(jnd, name)(image, **options), theirs)
+                    ours = getattr(jnd, name)(jnp.asarray(image), **options)
+                    assert isinstance(ours, jax.Array)
+                    _equal(ours, theirs)
+
+
 def test_binary_output_dtype_is_bool_unless_an_array_is_given():
     image = BLOBS.astype(np.float32)
     assert jnd.binary_erosion(image, output=np.float32).dtype == np.bool_

@@ -55,6 +55,15 @@ def test_a_hundred_shapes_compile_at_most_eight_programs(ndim, low, high):
     assert counted[0] <= 8, f"{counted[0]} compilations for 100 shapes"
 
 
+def test_binary_morphology_compiles_per_bucket_not_per_shape():
+    shapes = _shapes(30, 16, 1024, 2, seed=5)
+    with counting_compilations() as counted:
+        for shape in shapes:
+            jn.binary_erosion(np.ones(shape, bool))
+            jn.binary_dilation(np.zeros(shape, np.uint8), np.ones((3, 3)))
+    assert counted[0] <= 16, f"{counted[0]} compilations for 30 shapes"
+
+
 def test_buckets_hold_every_size_and_its_reach():
     for size in (1, 4608, 4609, 4718592, 4718593, 10 ** 8):
         length = _canvas.bucket_length(size)
