@@ -45,6 +45,12 @@ def cases():
     yield ("binary_erosion 3x3, iterations=10, 2048x2048 bool", 7,
            lambda: jaxndimage.binary_erosion(image, square, iterations=10),
            lambda: ndi.binary_erosion(image, square, iterations=10))
+    yield ("binary_erosion default structure, one step, 2048x2048 bool", 7,
+           lambda: jaxndimage.binary_erosion(image),
+           lambda: ndi.binary_erosion(image))
+    yield ("binary_opening 3x3, one step each, 2048x2048 bool", 7,
+           lambda: jaxndimage.binary_opening(image, square),
+           lambda: ndi.binary_opening(image, square))
     yield ("grey_dilation size 5, 2048x2048 uint8", 7,
            lambda: jaxndimage.grey_dilation(grey, size=5),
            lambda: ndi.grey_dilation(grey, size=5))
