@@ -18,6 +18,8 @@ import math
 import numbers
 import operator
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -544,6 +546,23 @@ def unview_as_windows(
     return _unwindows_kernel(windows, step, reduce, shape)
 
 
+def _grid_pair(grid_shape: Any, convert: Callable[[Any], int]
+               ) -> tuple[int, int]:
+    """``grid_shape`` as (rows, columns), each entry passed to ``convert``:
+    ``int`` for `montage` (skimage's montage takes any number),
+    ``operator.index`` for `unmontage` (integers only)."""
+    try:
+        grid = tuple(convert(s) for s in grid_shape)
+    except (TypeError, ValueError) as error:
+        raise type(error)(
+            f"`grid_shape` must be a pair of integers, got {grid_shape!r}"
+        ) from None
+    if len(grid) != 2:
+        raise ValueError(
+            f"`grid_shape` must be a pair (rows, columns), got {grid_shape!r}")
+    return grid
+
+
 @docfiller(inverse="unmontage")
 def montage(
     arr_in: ArrayLike,
@@ -622,18 +641,7 @@ def montage(
     n_images, _, _, n_chan = arr_in.shape
 
     if grid_shape:
-        try:
-            grid = tuple(int(s) for s in grid_shape)
-        except TypeError:
-            raise TypeError(
-                f"`grid_shape` must be a pair of integers, got {grid_shape!r}"
-            ) from None
-        except ValueError:
-            raise ValueError(
-                f"`grid_shape` must be a pair of integers, got {grid_shape!r}"
-            ) from None
-        if len(grid) != 2:
-            raise ValueError(f"`grid_shape` must be a pair (rows, columns), got {grid_shape!r}")
+        grid = _grid_pair(grid_shape, int)
     else:
         grid = (math.ceil(math.sqrt(n_images)),) * 2
     if min(grid) < 0:
@@ -731,16 +739,7 @@ def unmontage(
             raise ValueError(
                 f"`arr_in` must be 3-dimensional with a `channel_axis`, got shape {arr_in.shape}"
             )
-    try:
-        rows, cols = (operator.index(s) for s in grid_shape)
-    except TypeError:
-        raise TypeError(
-                f"`grid_shape` must be a pair of integers, got {grid_shape!r}"
-            ) from None
-    except ValueError:
-        raise ValueError(
-            f"`grid_shape` must be a pair (rows, columns), got {grid_shape!r}"
-        ) from None
+    rows, cols = _grid_pair(grid_shape, operator.index)
     if rows < 1 or cols < 1:
         raise ValueError(f"`grid_shape` must be positive, got {(rows, cols)}")
     pad = _index(padding_width, "padding_width")

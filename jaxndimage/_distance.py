@@ -129,6 +129,19 @@ def _check_concrete(input: Array, dt_inplace: bool, ft_inplace: bool) -> None:
             "jit/vmap/grad; omit them and use the returned arrays")
 
 
+def _check_indices(indices: np.ndarray, shape: tuple[int, ...],
+                   error: type[Exception], shape_first: bool = False) -> None:
+    """SciPy's checks of an ``indices=`` array: int32, of shape
+    ``(ndim,) + shape``; in SciPy's order for each function (the Euclidean
+    transform checks the shape first) and with its exception type."""
+    checks = [(indices.dtype.type != np.int32, "indices array must be int32"),
+              (indices.shape != (len(shape),) + shape,
+               "indices array has wrong shape")]
+    for failed, message in checks[::-1] if shape_first else checks:
+        if failed:
+            raise error(message)
+
+
 def _sampling(sampling: Any, ndim: int, dtype: np.dtype) -> tuple | Array:
     """Per-axis sampling as a float array (None stays None)."""
     if sampling is None:
@@ -139,22 +152,22 @@ def _sampling(sampling: Any, ndim: int, dtype: np.dtype) -> tuple | Array:
 
 
 def _results(dt: Array | None, ft: Array | None, distances: Any,
-             indices: Any, dt_inplace: bool, ft_inplace: bool) -> Any:
-    """Write the in-place arrays and return what SciPy returns."""
-    if dt_inplace:
-        np.copyto(distances, np.asarray(dt), casting="unsafe")
-    if ft_inplace:
-        np.copyto(indices, np.asarray(ft), casting="unsafe")
-    result = []
-    if dt is not None and not dt_inplace:
-        result.append(dt)
-    if ft is not None and not ft_inplace:
-        result.append(ft)
-    if len(result) == 2:
-        return tuple(result)
-    if len(result) == 1:
-        return result[0]
-    return None
+             indices: Any, return_distances: bool, return_indices: bool
+             ) -> Any:
+    """Write the requested results into the numpy arrays given for them
+    and return the other requested ones, as SciPy does."""
+    returned = []
+    for value, out, wanted in ((dt, distances, return_distances),
+                               (ft, indices, return_indices)):
+        if not wanted:
+            continue
+        if isinstance(out, np.ndarray):
+            np.copyto(out, np.asarray(value), casting="unsafe")
+        else:
+            returned.append(value)
+    if len(returned) == 2:
+        return tuple(returned)
+    return returned[0] if returned else None
 
 
 def _whole_dask(func):
@@ -791,17 +804,13 @@ def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
                             dtype=dtype)
         dt = dt.reshape(shape)
     if ft_inplace:
-        if indices.dtype.type != np.int32:
-            raise RuntimeError("indices array must be int32")
-        if indices.shape != (input.ndim,) + shape:
-            raise RuntimeError("indices array has wrong shape")
+        _check_indices(indices, shape, RuntimeError)
     if input.ndim == 0:
         ft = jnp.zeros((0,), jnp.int32)
     elif return_indices:
         ft = _unravel(ft.reshape(shape), shape)
-    return _results(dt if return_distances else None,
-                    ft if return_indices else None,
-                    distances, indices, dt_inplace, ft_inplace)
+    return _results(dt, ft, distances, indices, return_distances,
+                    return_indices)
 
 
 @docfiller(dtype="int32")
@@ -877,14 +886,10 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
                              features=bool(return_indices))
     if return_indices:
         if ft_inplace:
-            if indices.dtype.type != np.int32:
-                raise ValueError("indices array must be int32")
-            if indices.shape != (input.ndim,) + shape:
-                raise ValueError("indices array has wrong shape")
+            _check_indices(indices, shape, ValueError)
         ft = _unravel(ft, shape)
-    return _results(dt if return_distances else None,
-                    ft if return_indices else None,
-                    distances, indices, dt_inplace, ft_inplace)
+    return _results(dt, ft, distances, indices, return_distances,
+                    return_indices)
 
 
 @docfiller(dtype="float64")
@@ -944,10 +949,7 @@ def distance_transform_edt(input: ArrayLike, sampling: Any = None,
     sampling = _sampling(sampling, input.ndim, dtype)
     shape = input.shape
     if ft_inplace:
-        if indices.shape != (input.ndim,) + shape:
-            raise RuntimeError("indices array has wrong shape")
-        if indices.dtype.type != np.int32:
-            raise RuntimeError("indices array must be int32")
+        _check_indices(indices, shape, RuntimeError, shape_first=True)
     if input.size == 0:
         ft = jnp.zeros((input.ndim,) + shape, jnp.int32)
     else:
@@ -961,5 +963,5 @@ def distance_transform_edt(input: ArrayLike, sampling: Any = None,
                 raise RuntimeError("distances array has wrong shape")
             if distances.dtype.type != np.float64:
                 raise RuntimeError("distances array must be float64")
-    return _results(dt, ft if return_indices else None,
-                    distances, indices, dt_inplace, ft_inplace)
+    return _results(dt, ft, distances, indices, return_distances,
+                    return_indices)

@@ -334,6 +334,10 @@ def _reading(op: Callable, reflected: bool = False) -> Callable:
     return lambda self, other: op(self.value, other)
 
 
+def _forwarded(name: str) -> property:
+    return property(lambda self: getattr(self.value, name))
+
+
 class _OutputLine:
     """Stands in for the output line a generic_filter1d callable writes
     into: item assignment and in-place arithmetic become functional updates
@@ -372,21 +376,10 @@ class _OutputLine:
     def __array__(self, *args, **kwargs):
         return np.asarray(self.value, *args, **kwargs)
 
-    @property
-    def shape(self):
-        return self.value.shape
-
-    @property
-    def dtype(self):
-        return self.value.dtype
-
-    @property
-    def size(self):
-        return self.value.size
-
-    @property
-    def ndim(self):
-        return self.value.ndim
+    shape = _forwarded("shape")
+    dtype = _forwarded("dtype")
+    size = _forwarded("size")
+    ndim = _forwarded("ndim")
 
     def __getattr__(self, name: str):
         raise _LineAttributeError(

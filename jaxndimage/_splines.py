@@ -51,7 +51,7 @@ from jaxndimage._filters import _correlate_along
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, extend_indices, pad_axis
 from jaxndimage._support import normalize_axis, output_dtype
 
-__all__ = ["spline_filter", "spline_filter1d", "spline_coefficients"]
+__all__ = ["spline_filter", "spline_filter1d"]
 
 Array = jax.Array
 ArrayLike = Any
