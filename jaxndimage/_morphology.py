@@ -57,7 +57,7 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import ExactGrid, Margins, shape_generic
+from jaxndimage._canvas import ExactGrid, Margins, pointwise, shape_generic
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._distributed import window_reach
@@ -1167,12 +1167,17 @@ def _warn_size_ignored(size: Any, footprint: Any) -> None:
 
 def _numpy_op(op: str, a: Array, b: Array, dtype: np.dtype) -> Array:
     """``numpy.<op>(a, b, out=<array of dtype>)``: computed in the promoted
-    dtype, stored in ``dtype`` (integers wrap around)."""
+    dtype, stored in ``dtype`` (integers wrap around); compiled per canvas
+    bucket for concrete arrays (:func:`pointwise`)."""
     if op == "subtract" and a.dtype == np.bool_ and b.dtype == np.bool_:
         raise TypeError(
             "numpy boolean subtract, the `-` operator, is not supported, "
             "use the bitwise_xor, the `^` operator, or the logical_xor "
             "function instead.")
+    return pointwise(_combine, a, b, op=op, dtype=np.dtype(dtype))
+
+
+def _combine(a: Array, b: Array, *, op: str, dtype: np.dtype) -> Array:
     common = jax.dtypes.canonicalize_dtype(np.result_type(a.dtype, b.dtype))
     a, b = a.astype(common), b.astype(common)
     if op == "add":
@@ -1330,7 +1335,7 @@ def _tophat(input: Array, size: Any, footprint: Any, structure: Any,
                    origin, axes, not white,
                    as_bool=_bytes_of_bool(input, structure))
     if input.dtype == np.bool_ and second.dtype == np.bool_:
-        return input ^ second
+        return _numpy_op("xor", input, second, np.dtype(bool))
     if white:
         return _numpy_op("subtract", input, second, second.dtype)
     return _numpy_op("subtract", second, input, second.dtype)

@@ -64,6 +64,19 @@ def test_binary_morphology_compiles_per_bucket_not_per_shape():
     assert counted[0] <= 16, f"{counted[0]} compilations for 30 shapes"
 
 
+def test_grey_composites_compile_per_bucket_not_per_shape():
+    """The gradient, Laplace and top-hats combine their erosion and dilation
+    on the canvas too (each used to compile its arithmetic per shape)."""
+    shapes = _shapes(24, 16, 512, 2, seed=6)
+    with counting_compilations() as counted:
+        for shape in shapes:
+            x = (np.arange(np.prod(shape)) % 251).astype(np.uint8).reshape(shape)
+            for f in (jn.morphological_gradient, jn.morphological_laplace,
+                      jn.white_tophat):
+                f(x, size=3)
+    assert counted[0] <= 24, f"{counted[0]} compilations for 24 shapes"
+
+
 def test_buckets_hold_every_size_and_its_reach():
     for size in (1, 4608, 4609, 4718592, 4718593, 10 ** 8):
         length = _canvas.bucket_length(size)
