@@ -80,7 +80,12 @@ def _int_dtype(bits: int) -> np.dtype:
 
 
 def cast_like_c(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:
-    """Cast a float array to ``dtype`` as a C ``(type)value`` cast would."""
+    """Cast a float array to ``dtype`` as a C ``(type)value`` cast would.
+
+    A numpy array (a host value such as a ``cval``) is cast by numpy, with
+    no JAX program to compile.
+    """
+    xp = np if isinstance(x, np.ndarray | np.generic) else jnp
     dtype = np.dtype(dtype)
     if jnp.issubdtype(dtype, jnp.inexact) or x.dtype == dtype:
         return x.astype(dtype)
@@ -90,7 +95,7 @@ def cast_like_c(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:
         return cast_like_c(x.astype(compute_dtype(x.dtype)), dtype)
     if x.dtype.kind in "biu":
         return x.astype(dtype)
-    truncated = jnp.trunc(x)
+    truncated = xp.trunc(x)
     # C converts through a signed register: 32 bits for types narrower than
     # 64 bits and for int32, 64 bits otherwise.  Out-of-range values become
     # INT_MIN of that register (x86 cvttsd2si); narrower types then wrap.
@@ -99,13 +104,13 @@ def cast_like_c(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:
     limit = float(2 ** (np.iinfo(via).bits - 1))
     if dtype == np.uint64 and np.iinfo(via).bits == 64:
         high = truncated >= limit
-        truncated = jnp.where(high, truncated - limit, truncated)
+        truncated = xp.where(high, truncated - limit, truncated)
     in_range = (truncated >= -limit) & (truncated < limit)
-    value = jnp.where(in_range, truncated, -limit).astype(via)
+    value = xp.where(in_range, truncated, -limit).astype(via)
     if dtype == np.bool_:
         return value.astype(np.uint8) != 0
     if dtype == np.uint64 and np.iinfo(via).bits == 64:
-        return value.astype(dtype) + jnp.where(high, np.uint64(2 ** 63),
+        return value.astype(dtype) + xp.where(high, np.uint64(2 ** 63),
                                                np.uint64(0))
     return value.astype(dtype)
 

@@ -79,6 +79,7 @@ from jax import lax
 
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
+from jaxndimage._canvas import concrete_on_cpu
 from jaxndimage._dispatch import ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
@@ -944,7 +945,12 @@ def distance_transform_edt(input: ArrayLike, sampling: Any = None,
     dt_inplace, ft_inplace = _check_returns(distances, indices,
                                             return_distances, return_indices)
     _check_concrete(input, dt_inplace, ft_inplace)
-    input = jnp.atleast_1d(to_jax(input))
+    # The foreground, on the host for host input (a JAX comparison would
+    # compile per shape), as a bool array of at least one dimension.
+    input = to_jax(input)
+    input = np.asarray(input) != 0 if concrete_on_cpu(input) else input != 0
+    if input.ndim == 0:
+        input = input.reshape(1)
     dtype = _float_dtype()
     sampling = _sampling(sampling, input.ndim, dtype)
     shape = input.shape
@@ -953,7 +959,7 @@ def distance_transform_edt(input: ArrayLike, sampling: Any = None,
     if input.size == 0:
         ft = jnp.zeros((input.ndim,) + shape, jnp.int32)
     else:
-        ft = _edt_kernel(input != 0, sampling, dtype=dtype)
+        ft = _edt_kernel(input, sampling, dtype=dtype)
     dt = None
     if return_distances:
         dt = (jnp.zeros(shape, dtype) if input.size == 0

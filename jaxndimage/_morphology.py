@@ -57,7 +57,13 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import ExactGrid, Margins, pointwise, shape_generic
+from jaxndimage._canvas import (
+    ExactGrid,
+    Margins,
+    concrete_on_cpu,
+    pointwise,
+    shape_generic,
+)
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._distributed import window_reach
@@ -872,7 +878,7 @@ def binary_fill_holes(input: ArrayLike, structure: Any = None,
     out = _binary_output(output, input.shape)
     labelled = _connected_structure(input, structure, origin, axes)
     if labelled is not None:
-        return (~_background_reached(input, labelled)).astype(out)
+        return _unreached_background(input, labelled).astype(out)
     mask = input == 0
     seeds = jnp.zeros(input.shape, bool)
     reached = _binary_erosion(seeds, structure, -1, mask, None, 1, origin,
@@ -908,14 +914,16 @@ def _connected_structure(input: Array, structure: Any, origin: Any,
     return structure
 
 
-def _background_reached(input: Array, structure: np.ndarray) -> Array:
-    """The background connected through ``structure`` to a point whose
-    neighbour lies outside the array: the background features, labelled,
-    that touch those points."""
+def _unreached_background(input: Array, structure: np.ndarray) -> Array:
+    """Everything but the background connected through ``structure`` to a
+    point whose neighbour lies outside the array: the background features,
+    labelled, that touch those points."""
     # _measurements imports this module, so its label kernel is imported here.
     from jaxndimage._measurements import _backward_offsets, _label_runs, label_index_dtype
 
-    background = input == 0
+    # On the host for host input: a JAX comparison would compile per shape.
+    background = (np.asarray(input) == 0 if concrete_on_cpu(input)
+                  else input == 0)
     index_dtype = label_index_dtype(input.size)
     labels, _ = _label_runs(background, _backward_offsets(structure),
                             index_dtype)
@@ -927,15 +935,15 @@ def _background_reached(input: Array, structure: np.ndarray) -> Array:
             index = [slice(None)] * input.ndim
             index[axis] = [0, -1]
             edge[tuple(index)] = True
-    return _reached_from(labels, np.flatnonzero(edge).astype(index_dtype))
+    return _not_reached_from(labels, np.flatnonzero(edge).astype(index_dtype))
 
 
 @cached_jit()
-def _reached_from(labels: Array, border: Array) -> Array:
-    """The points whose label (not 0) is that of a ``border`` point."""
+def _not_reached_from(labels: Array, border: Array) -> Array:
+    """The points whose label is 0 or not that of a ``border`` point."""
     size = labels.size
     touching = jnp.zeros(size + 1, bool).at[labels.ravel()[border]].set(True)
-    return touching.at[0].set(False)[labels]
+    return ~touching.at[0].set(False)[labels]
 
 
 # --------------------------------------------------------------------------

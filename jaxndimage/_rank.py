@@ -467,7 +467,8 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
     # byte for bools).
     if input.dtype == np.bool_:
         input = input.astype(np.uint8)
-    cval = cast_like_c(jnp.asarray(cval), input.dtype)
+    cval = cast_like_c(jnp.asarray(cval) if isinstance(cval, jax.core.Tracer)
+                       else np.asarray(cval), input.dtype)
     return _extreme_footprint(input, cval, pattern=Pattern.of(footprint),
                               origins=origins, mode=mode, minimum=minimum,
                               out_dtype=out)

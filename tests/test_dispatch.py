@@ -193,6 +193,24 @@ def test_integer_outputs_follow_scipy_casting(dtype):
         np.testing.assert_array_equal(result, expected, err_msg=func)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16,
+                                   np.int32, np.uint32, np.int64, np.uint64,
+                                   np.bool_, np.float32])
+def test_host_values_cast_as_jax_casts_them(dtype):
+    # Host values (a cval) are cast by numpy, with nothing to compile; the
+    # result is the JAX cast's, out-of-range and non-finite values included.
+    from jaxndimage._casting import cast_like_c
+
+    values = np.array([0.0, 1.5, -1.5, 255.9, 256.0, -129.0, 3e9, -3e9,
+                       1e19, -1e19, 2.0 ** 63, np.nan, np.inf, -np.inf])
+    with jax.enable_x64(True):
+        on_host = cast_like_c(values, dtype)
+        assert isinstance(on_host, np.ndarray)
+        on_device = np.asarray(cast_like_c(jnp.asarray(values), dtype))
+    assert on_host.dtype == on_device.dtype
+    np.testing.assert_array_equal(on_host, on_device)
+
+
 @pytest.mark.parametrize("x64", [False, True])
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 def test_half_precision_jax_input_computes_in_float32(dtype, x64):
