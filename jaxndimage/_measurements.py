@@ -408,8 +408,12 @@ def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
     # (a bounded number of programs).
     if (labels.dtype.kind in "iub" and labels.size and index.size
             and not _is_traced(labels)):
-        low, high = (int(v) for v in jax.device_get(
-            (labels.min(), labels.max())))
+        if concrete_on_cpu(labels):  # a JAX reduction compiles per shape
+            host = np.asarray(labels)
+            low, high = int(host.min()), int(host.max())
+        else:
+            low, high = (int(v) for v in jax.device_get(
+                (labels.min(), labels.max())))
         span = high - low + 1
         if span <= max(4 * labels.size, 2 ** 16) and span < 2 ** 31:
             table = 1 << (span - 1).bit_length()
