@@ -80,7 +80,7 @@ from jax import lax
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import concrete_on_cpu
-from jaxndimage._dispatch import ndimage_function, to_jax
+from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._support import normalize_sequence
@@ -947,7 +947,7 @@ def distance_transform_edt(input: ArrayLike, sampling: Any = None,
     _check_concrete(input, dt_inplace, ft_inplace)
     # The foreground, on the host for host input (a JAX comparison would
     # compile per shape), as a bool array of at least one dimension.
-    input = to_jax(input)
+    input = as_array(input)
     input = np.asarray(input) != 0 if concrete_on_cpu(input) else input != 0
     if input.ndim == 0:
         input = input.reshape(1)
