@@ -54,7 +54,8 @@ from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
 
 __all__ = ["BUCKETS", "ExactGrid", "FlatGrid", "Margins", "bucket_length",
-           "concrete_on_cpu", "flat_bucket", "pointwise", "shape_generic"]
+           "concrete_on_cpu", "flat_bucket", "nonzero_mask", "pointwise",
+           "shape_generic"]
 
 Array = jax.Array
 
@@ -385,6 +386,15 @@ def concrete_on_cpu(x: Any) -> bool:
     return len(devices) == 1 and next(iter(devices)).platform == "cpu"
 
 
+def nonzero_mask(x: Any) -> Any:
+    """``x != 0``: computed by numpy, as a numpy array, for concrete CPU
+    input (where an eager JAX comparison would compile per shape); by JAX
+    otherwise."""
+    if concrete_on_cpu(x):
+        return np.asarray(x) != 0
+    return x != 0
+
+
 def shape_generic(static_argnames: tuple[str, ...],
                   margins: Callable[..., Margins]
                   ) -> Callable[[Callable], Callable]:
@@ -410,8 +420,10 @@ def shape_generic(static_argnames: tuple[str, ...],
             grid = FlatGrid(geometry, length)
             return grid.output(kernel(canvas, *arrays, grid=grid, **static))
 
-        # Named after the kernel: the disk cache keys entries by that name.
+        # Named after the kernel: the disk cache keys entries by that name,
+        # and JAX's compile logs show it.
         on_canvas.__module__ = kernel.__module__
+        on_canvas.__name__ = f"{kernel.__name__}_on_canvas"
         on_canvas.__qualname__ = f"{kernel.__qualname__}.on_canvas"
         flat = KernelCache(jax.jit(
             on_canvas, static_argnames=static_argnames + ("length",)))

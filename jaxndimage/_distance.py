@@ -79,7 +79,7 @@ from jax import lax
 
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import concrete_on_cpu
+from jaxndimage._canvas import nonzero_mask
 from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
@@ -945,10 +945,8 @@ def distance_transform_edt(input: ArrayLike, sampling: Any = None,
     dt_inplace, ft_inplace = _check_returns(distances, indices,
                                             return_distances, return_indices)
     _check_concrete(input, dt_inplace, ft_inplace)
-    # The foreground, on the host for host input (a JAX comparison would
-    # compile per shape), as a bool array of at least one dimension.
-    input = as_array(input)
-    input = np.asarray(input) != 0 if concrete_on_cpu(input) else input != 0
+    # The foreground, as a bool array of at least one dimension.
+    input = nonzero_mask(as_array(input))
     if input.ndim == 0:
         input = input.reshape(1)
     dtype = _float_dtype()

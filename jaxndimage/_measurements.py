@@ -67,7 +67,7 @@ import numpy as np
 
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import concrete_on_cpu
+from jaxndimage._canvas import concrete_on_cpu, nonzero_mask
 from jaxndimage._dispatch import as_numpy, is_jax_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
@@ -663,7 +663,7 @@ def _count_runs(input: Any, offsets: tuple[tuple[int, ...], ...]) -> int:
     sizes :func:`_label_kernel`; counted by numpy for host memory."""
     if not concrete_on_cpu(input):
         return int(_count_runs_kernel(input, offsets=offsets))
-    foreground = np.asarray(input) != 0
+    foreground = nonzero_mask(input)
     if _along_rows(foreground.ndim) not in offsets:
         return int(np.count_nonzero(foreground))
     return int(np.count_nonzero(foreground[..., :1])

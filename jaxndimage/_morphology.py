@@ -60,7 +60,7 @@ from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import (
     ExactGrid,
     Margins,
-    concrete_on_cpu,
+    nonzero_mask,
     pointwise,
     shape_generic,
 )
@@ -921,9 +921,7 @@ def _unreached_background(input: Array, structure: np.ndarray) -> Array:
     # _measurements imports this module, so its label kernel is imported here.
     from jaxndimage._measurements import _backward_offsets, _label_runs, label_index_dtype
 
-    # On the host for host input: a JAX comparison would compile per shape.
-    background = (np.asarray(input) == 0 if concrete_on_cpu(input)
-                  else input == 0)
+    background = ~nonzero_mask(input)
     index_dtype = label_index_dtype(input.size)
     labels, _ = _label_runs(background, _backward_offsets(structure),
                             index_dtype)
