@@ -671,16 +671,18 @@ def _count_runs(input: Any, offsets: tuple[tuple[int, ...], ...]) -> int:
                                   & ~foreground[..., :-1]))
 
 
-#: The block length of :func:`_prefix_count`.
-_PREFIX_BLOCK = 64
+#: The block length of :func:`_prefix_count`.  Each point of a block is
+#: one unrolled addition: the program's compile time grows with the
+#: length, and longer blocks run no faster.
+_PREFIX_BLOCK = 16
 
 
 def _prefix_count(mask: jax.Array, dtype: np.dtype) -> jax.Array:
     """The inclusive prefix sum of a flat boolean ``mask``, in ``dtype``.
 
     Added within blocks of `_PREFIX_BLOCK` points, then across blocks,
-    which XLA's CPU backend runs in about half the time of ``jnp.cumsum``
-    on millions of points.
+    which XLA's CPU backend runs in about two thirds of the time of
+    ``jnp.cumsum`` on millions of points.
     """
     size = mask.shape[0]
     padded = -(-size // _PREFIX_BLOCK) * _PREFIX_BLOCK
