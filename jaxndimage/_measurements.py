@@ -61,14 +61,15 @@ import operator
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import array_api_compat
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import concrete_on_cpu, nonzero_mask
-from jaxndimage._dispatch import as_numpy, is_jax_array, ndimage_function, to_jax
+from jaxndimage._canvas import concrete_on_cpu, flat_bucket, nonzero_mask
+from jaxndimage._dispatch import as_array, as_numpy, is_jax_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._support import OutputArray, output_dtype
@@ -139,9 +140,12 @@ def _rows(array: Any) -> list:
 
 def _positions(positions: Any) -> Any:
     """Coordinates as SciPy returns them: a tuple for one region, a list of
-    tuples for an index array."""
+    tuples for an index array (listed flat for an n-d index)."""
     if positions.ndim == 1:
         return tuple(_rows(positions))
+    if positions.ndim > 2:
+        xp = array_api_compat.array_namespace(positions)
+        positions = xp.reshape(positions, (-1, positions.shape[-1]))
     return [tuple(_rows(row)) for row in _rows(positions)]
 
 
@@ -335,7 +339,9 @@ class _Groups(NamedTuple):
     others (up to ``size - 1``) are not.  Per-group arrays have ``size``
     entries.  ``rank`` maps each element of an index array to its group
     (None for a single group, whose result is 0-d); ``shape`` is the shape
-    of the broadcast input.
+    of the broadcast input: a tuple, or a traced vector for points laid out
+    in a flat bucket, where ``valid`` marks the points that are the
+    array's (the others are in no group).
     """
 
     values: jax.Array
@@ -345,7 +351,8 @@ class _Groups(NamedTuple):
     size: int
     rank: jax.Array | None
     index_shape: tuple[int, ...] | None
-    shape: tuple[int, ...]
+    shape: tuple[int, ...] | jax.Array
+    valid: jax.Array | None = None
 
 
 #: Points outside every group are spread over this many groups, so that the
@@ -389,7 +396,7 @@ def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
     """
     if labels is None:
         return _Plan("all", exact_index, None), None, None, None
-    labels = jnp.asarray(labels)
+    labels = as_array(labels)
     _broadcast_shape(input.shape, labels.shape)
     if index is None:
         return _Plan("positive", exact_index, None), labels, None, None
@@ -423,34 +430,51 @@ def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
 
 
 def _groups(plan: _Plan, input: jax.Array, labels: jax.Array | None,
-            index: jax.Array | None, low: jax.Array | None) -> _Groups:
+            index: jax.Array | None, low: jax.Array | None,
+            bucket: tuple[jax.Array, jax.Array] | None = None) -> _Groups:
     """Group the points of ``input`` by ``labels`` and ``index`` (traced).
 
     With integer labels SciPy counts by ``bincount`` and truncates a float
     index to an integer first (``1.5`` measures label 1); with other labels,
     or when ``exact_index`` (labeled_comprehension), index values match
-    labels exactly.
+    labels exactly.  With ``bucket`` (the number of points and the shape of
+    the array, traced), ``input`` and ``labels`` are the array's points in
+    raster order followed by padding (labels 0), which joins no group.
     """
+    if bucket is None:
+        valid, size = None, labels.size if labels is not None else None
+        shape = (input.shape if labels is None
+                 else _broadcast_shape(input.shape, labels.shape))
+    else:
+        size, shape = bucket
+        valid = jnp.arange(input.size) < size
     if plan.mode == "all":
-        return _Groups(input.ravel(), None, None, 1, 1, None, None,
-                       input.shape)
-    shape = _broadcast_shape(input.shape, labels.shape)
-    values = jnp.broadcast_to(input, shape).ravel()
-    labels = jnp.broadcast_to(labels, shape).ravel()
+        if valid is None:
+            return _Groups(input.ravel(), None, None, 1, 1, None, None, shape)
+        return _Groups(input, None, jnp.where(valid, 0, 1), 1, 2, None, None,
+                       shape, valid)
+    if valid is None:
+        values = jnp.broadcast_to(input, shape).ravel()
+        labels = jnp.broadcast_to(labels, shape).ravel()
+    else:
+        values = input
     if plan.mode != "array":
         selected = labels > 0 if plan.mode == "positive" else labels == index
+        if valid is not None:
+            selected &= valid
         return _Groups(values, labels, jnp.where(selected, 0, 1), 1, 2, None,
-                       None, shape)
+                       None, shape, valid)
     keys = index.ravel()
     count = keys.size
     if (not plan.exact_index and keys.dtype.kind == "f" and labels.size
             and _safely_castable_to_int(labels.dtype)):
-        counted = (labels.min() >= 0) & (labels.max() <= labels.size)
+        # The padding's label 0 changes neither test.
+        counted = (labels.min() >= 0) & (labels.max() <= size)
         keys = jnp.where(counted, jnp.trunc(keys), keys)
     spread = (jnp.arange(labels.size, dtype=np.int32) % _SPREAD) + count
     if count == 0:
         return _Groups(values, labels, spread, 0, _SPREAD,
-                       jnp.zeros((0,), np.int32), index.shape, shape)
+                       jnp.zeros((0,), np.int32), index.shape, shape, valid)
     ordered = jnp.sort(keys)
     rank = jnp.searchsorted(ordered, keys).astype(np.int32)
     if plan.table is not None:
@@ -469,9 +493,12 @@ def _groups(plan: _Plan, input: jax.Array, labels: jax.Array | None,
             common)), count - 1).astype(np.int32)
         group = jnp.where(ordered[position] == labels.astype(common),
                           position, count)
-    segments = jnp.where(group < count, group, spread)
+    measured = group < count
+    if valid is not None:
+        measured &= valid
+    segments = jnp.where(measured, group, spread)
     return _Groups(values, labels, segments, count, count + _SPREAD, rank,
-                   index.shape, shape)
+                   index.shape, shape, valid)
 
 
 def _per_index(groups: _Groups, per_group: jax.Array) -> jax.Array:
@@ -552,12 +579,27 @@ def _first_position(groups: _Groups, values: jax.Array, extreme: jax.Array
     return jnp.where(first >= size, 0, first)
 
 
-def _coordinates(flat: jax.Array, shape: tuple[int, ...]) -> jax.Array:
+def _unravel(flat: jax.Array, shape: tuple[int, ...] | jax.Array
+             ) -> list[jax.Array]:
+    """The coordinates of C-ordered flat positions in ``shape`` (a tuple, or
+    a traced vector of static length), one array per axis."""
+    if isinstance(shape, tuple):
+        return list(jnp.unravel_index(flat, shape)) if shape else []
+    coordinates = []
+    for axis in reversed(range(shape.shape[0])):
+        extent = shape[axis].astype(flat.dtype)
+        coordinates.append(flat % extent)
+        flat = flat // extent
+    return coordinates[::-1]
+
+
+def _coordinates(flat: jax.Array, shape: tuple[int, ...] | jax.Array
+                 ) -> jax.Array:
     """Flat positions as coordinates along a last axis."""
-    if not shape:
+    grids = _unravel(flat, shape)
+    if not grids:
         return jnp.zeros(flat.shape + (0,), flat.dtype)
-    return jnp.stack(jnp.unravel_index(flat, shape), axis=-1).astype(
-        flat.dtype)
+    return jnp.stack(grids, axis=-1).astype(flat.dtype)
 
 
 def _float_dtype(dtype: np.dtype) -> np.dtype:
@@ -1213,17 +1255,58 @@ _STATISTIC_PARAMETERS = ("input", "labels")
 def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
              exact_index: bool = False, operands: tuple = ()) -> Any:
     """Plan the grouping on the host, then run ``statistic`` as one
-    compiled program."""
+    compiled program: for concrete CPU arrays, on the points laid out flat
+    in a buffer of a bucket length (:func:`_canvas.flat_bucket`), so that a
+    new shape compiles nothing."""
+    on_host = isinstance(input, np.ndarray)
     input = to_jax(input)
     plan, labels, index, low = _plan(input, labels, index, exact_index)
     low = None if low is None else jnp.asarray(low, jnp.result_type(int))
-    return _measure_kernel(input, labels, index, low, operands,
-                           statistic=statistic, plan=plan)
+    if not (input.size and input.ndim and concrete_on_cpu(input)
+            and (labels is None or concrete_on_cpu(labels))
+            and not _is_traced(index)
+            and not any(_is_traced(x) for x in jax.tree.leaves(operands))):
+        return _measure_kernel(input, labels, index, low, operands,
+                               statistic=statistic, plan=plan)
+    shape = input.shape
+    values = np.asarray(input)
+    if labels is not None:
+        shape = _broadcast_shape(input.shape, labels.shape)
+        labels = flat_bucket(np.broadcast_to(np.asarray(labels),
+                                             shape).reshape(-1))
+    values = flat_bucket(np.broadcast_to(values, shape).reshape(-1))
+    bucket = (label_index_dtype(math.prod(shape)).type(math.prod(shape)),
+              np.array(shape, np.int32))
+    if plan.mode != "array" or not index.size:
+        return _measure_bucketed(values, labels, index, low, operands, bucket,
+                                 statistic=statistic, plan=plan)
+    # The index, flat, to a power-of-two length: repeats of its last value
+    # join that value's group, and their results are dropped.
+    keys = np.asarray(index).reshape(-1)
+    length = max(_SHORTEST_INDEX, 1 << (keys.size - 1).bit_length())
+    keys = np.concatenate([keys, np.repeat(keys[-1:], length - keys.size)])
+    result = _measure_bucketed(values, labels, keys, low, operands, bucket,
+                               statistic=statistic, plan=plan)
+    # Cut on the host: an eager JAX slice would compile per index length.
+    result = jax.tree.map(lambda part: np.asarray(part)[:index.size].reshape(
+        index.shape + part.shape[1:]), result)
+    return result if on_host else jax.device_put(result)
+
+
+#: The shortest index array :func:`_measure` passes to a bucketed kernel.
+_SHORTEST_INDEX = 8
 
 
 @cached_jit(static_argnames=("statistic", "plan"))
 def _measure_kernel(input, labels, index, low, operands, *, statistic, plan):
     groups = _groups(plan, input, labels, index, low)
+    return _BODIES[statistic](groups, *operands)
+
+
+@cached_jit(static_argnames=("statistic", "plan"))
+def _measure_bucketed(values, labels, index, low, operands, bucket, *,
+                      statistic, plan):
+    groups = _groups(plan, values, labels, index, low, bucket)
     return _BODIES[statistic](groups, *operands)
 
 
@@ -1506,7 +1589,12 @@ def _median_body(groups: _Groups) -> jax.Array:
     else:
         # SciPy reads an absent label's median at the start of its sorted
         # order: the smallest value among the points of the lowest label.
-        lowest = groups.labels == groups.labels.min()
+        labels = groups.labels
+        if groups.valid is None:
+            lowest = labels == labels.min()
+        else:  # the padding is not the array's
+            labels = jnp.where(groups.valid, labels, labels[0])
+            lowest = (labels == labels.min()) & groups.valid
         values = groups.values
         if values.dtype == np.bool_:
             values = values.astype(np.uint8)
@@ -1521,11 +1609,7 @@ def _positions_of(groups: _Groups, find_max: bool) -> jax.Array:
     for one region; with an index array SciPy takes any tied position)."""
     extreme = _extreme(groups, groups.values, find_max)
     flat = _first_position(groups, groups.values, extreme)
-    positions = _per_index(groups, _coordinates(flat, groups.shape))
-    if positions.ndim > 1:  # SciPy lists the positions of an n-d index flat
-        positions = positions.reshape((int(np.prod(groups.index_shape)),
-                                       positions.shape[-1]))
-    return positions
+    return _per_index(groups, _coordinates(flat, groups.shape))
 
 
 def _position_result(reduction: str) -> Callable:
@@ -1667,9 +1751,9 @@ def center_of_mass(input, labels=None, index=None):
 def _center_of_mass_body(groups: _Groups) -> jax.Array:
     dtype = _float_dtype(groups.values.dtype)
     values = groups.values.astype(dtype)
-    if not groups.shape:
+    grids = _unravel(jnp.arange(values.size), groups.shape)
+    if not grids:
         return _per_index(groups, jnp.zeros((groups.size, 0), dtype))
-    grids = jnp.unravel_index(jnp.arange(values.size), groups.shape)
     mass = _group_sum(groups, values)
     moments = [_group_sum(groups, values * grid.astype(dtype))
                for grid in grids]

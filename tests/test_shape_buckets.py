@@ -77,6 +77,25 @@ def test_grey_composites_compile_per_bucket_not_per_shape():
     assert counted[0] <= 24, f"{counted[0]} compilations for 24 shapes"
 
 
+def test_statistics_compile_per_bucket_not_per_shape():
+    """The per-label statistics run on the points laid out flat in a bucket
+    and index arrays padded to a power-of-two length (each used to compile
+    per shape and per index length), and equal SciPy's there."""
+    shapes = _shapes(16, 16, 512, 2, seed=7)
+    rng = np.random.default_rng(7)
+    with counting_compilations() as counted:
+        for k, shape in enumerate(shapes):
+            x = rng.random(shape)
+            labels = rng.integers(0, 5, shape)
+            for f, index in ((jn.mean, list(range(1, 2 + k % 7))),
+                             (jn.maximum_position, 3),
+                             (jn.median, None), (jn.center_of_mass, [2, 4])):
+                got = f(x, labels, index)
+                want = getattr(sn, f.__name__)(x, labels, index)
+                np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert counted[0] <= 24, f"{counted[0]} compilations for 16 shapes"
+
+
 def test_buckets_hold_every_size_and_its_reach():
     for size in (1, 4608, 4609, 4718592, 4718593, 10 ** 8):
         length = _canvas.bucket_length(size)
