@@ -1266,7 +1266,7 @@ def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
             and (labels is None or concrete_on_cpu(labels))
             and not _is_traced(index)
             and not any(_is_traced(x) for x in jax.tree.leaves(operands))):
-        return _measure_kernel(input, labels, index, low, operands,
+        return _measure_kernel(input, labels, index, low, operands, None,
                                statistic=statistic, plan=plan)
     shape = input.shape
     values = np.asarray(input)
@@ -1278,15 +1278,15 @@ def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
     bucket = (label_index_dtype(math.prod(shape)).type(math.prod(shape)),
               np.array(shape, np.int32))
     if plan.mode != "array" or not index.size:
-        return _measure_bucketed(values, labels, index, low, operands, bucket,
-                                 statistic=statistic, plan=plan)
+        return _measure_kernel(values, labels, index, low, operands, bucket,
+                               statistic=statistic, plan=plan)
     # The index, flat, to a power-of-two length: repeats of its last value
     # join that value's group, and their results are dropped.
     keys = np.asarray(index).reshape(-1)
     length = max(_SHORTEST_INDEX, 1 << (keys.size - 1).bit_length())
     keys = np.concatenate([keys, np.repeat(keys[-1:], length - keys.size)])
-    result = _measure_bucketed(values, labels, keys, low, operands, bucket,
-                               statistic=statistic, plan=plan)
+    result = _measure_kernel(values, labels, keys, low, operands, bucket,
+                             statistic=statistic, plan=plan)
     # Cut on the host: an eager JAX slice would compile per index length.
     result = jax.tree.map(lambda part: np.asarray(part)[:index.size].reshape(
         index.shape + part.shape[1:]), result)
@@ -1298,15 +1298,11 @@ _SHORTEST_INDEX = 8
 
 
 @cached_jit(static_argnames=("statistic", "plan"))
-def _measure_kernel(input, labels, index, low, operands, *, statistic, plan):
-    groups = _groups(plan, input, labels, index, low)
-    return _BODIES[statistic](groups, *operands)
-
-
-@cached_jit(static_argnames=("statistic", "plan"))
-def _measure_bucketed(values, labels, index, low, operands, bucket, *,
-                      statistic, plan):
-    groups = _groups(plan, values, labels, index, low, bucket)
+def _measure_kernel(input, labels, index, low, operands, bucket, *,
+                    statistic, plan):
+    """``statistic`` of the groups :func:`_groups` forms (``bucket`` None
+    for arrays of their own shape)."""
+    groups = _groups(plan, input, labels, index, low, bucket)
     return _BODIES[statistic](groups, *operands)
 
 
