@@ -90,20 +90,20 @@ def _max_bytes() -> int:
     return int(megabytes * 2 ** 20)
 
 
-def _type_key(value: Any) -> Any:
+def argument_types(value: Any) -> Any:
     """What a compiled program depends on in an argument."""
     if type(value) is np.ndarray:
         return (value.shape, value.dtype, False)
     if isinstance(value, jax.Array | np.ndarray | np.generic):
         return (value.shape, value.dtype, getattr(value, "weak_type", False))
     if type(value) in (tuple, list):
-        return (type(value), *(_type_key(v) for v in value))
+        return (type(value), *(argument_types(v) for v in value))
     if value is None or isinstance(value, bool | int | float | complex):
         return type(value)
     leaves, tree = jax.tree.flatten(value)
     if len(leaves) == 1 and leaves[0] is value:  # a leaf of another type
         return type(value)
-    return tree, tuple(_type_key(leaf) for leaf in leaves)  # a pytree node
+    return tree, tuple(argument_types(leaf) for leaf in leaves)  # a pytree node
 
 
 @functools.cache
@@ -235,12 +235,17 @@ class KernelCache:
     def __call__(self, *args: Any, **static: Any) -> Any:
         if jax.config.jax_disable_jit:
             return self.jitted(*args, **static)
-        key = (tuple(static.items()), _type_key(args),
+        return self.executable(*args, **static)(*args)
+
+    def executable(self, *args: Any, **static: Any) -> Any:
+        """The compiled program for these arguments (compiled, or loaded
+        from disk, on first use); call it with the arguments alone."""
+        key = (tuple(static.items()), argument_types(args),
                jax.dtypes.canonicalize_dtype(np.float64))  # the x64 scope
         compiled = self.memory.get(key)
         if compiled is None:
             compiled = self.memory[key] = self._compile(args, static)
-        return compiled(*args)
+        return compiled
 
     def _compile(self, args: tuple, static: dict) -> Any:
         lowered = functools.cache(lambda: self.jitted.lower(*args, **static))

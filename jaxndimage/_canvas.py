@@ -49,7 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxndimage._cache import KernelCache
+from jaxndimage._cache import KernelCache, argument_types
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
 
@@ -395,6 +395,27 @@ def nonzero_mask(x: Any) -> Any:
     return x != 0
 
 
+class _CanvasProgram(NamedTuple):
+    """What the calls of a canvas kernel on one shape, dtype and
+    configuration share: the kernel's margins and its compiled program."""
+
+    margins: Margins
+    executable: Any
+
+
+_MAX_PROGRAMS = 1024  # per kernel; the table is emptied when it is full
+
+
+def _crop(result: Any, geometry: Geometry, core: tuple[slice, ...],
+          x: Any) -> Any:
+    """The values of the array ``x`` in a canvas ``result``, as a C array
+    of ``x``'s kind (numpy, or a JAX array for JAX input)."""
+    extents = tuple(int(n) for n in geometry.extents)
+    block = np.asarray(result)[:math.prod(extents)]
+    values = np.ascontiguousarray(block.reshape(extents)[core])
+    return jax.device_put(values) if isinstance(x, jax.Array) else values
+
+
 def shape_generic(static_argnames: tuple[str, ...],
                   margins: Callable[..., Margins]
                   ) -> Callable[[Callable], Callable]:
@@ -428,26 +449,39 @@ def shape_generic(static_argnames: tuple[str, ...],
         flat = KernelCache(jax.jit(
             on_canvas, static_argnames=static_argnames + ("length",)))
 
+        # Per input shape, dtype and configuration: the margins and the
+        # compiled program, so a repeated call only builds its canvas.
+        programs: dict[tuple, _CanvasProgram] = {}
+
         @functools.wraps(kernel)
         def call(x, *arrays, **static):
             if (x.ndim == 0 or not concrete_on_cpu(x) or any(
                     isinstance(leaf, jax.core.Tracer)
                     for leaf in jax.tree.leaves(arrays))):
                 return exact(x, *arrays, **static)
-            reads = margins(x.ndim, **static)
-            if max(reads.lo + reads.hi) > WIDEST_MARGIN:
-                return exact(x, *arrays, **static)
             host = np.asarray(x)
-            stored, length, geometry, core = build_canvas(host, reads)
-            result = flat(stored, geometry, *arrays, length=length, **static)
-            extents = tuple(int(n) for n in geometry.extents)
-            block = np.asarray(result)[:math.prod(extents)]
-            values = np.ascontiguousarray(block.reshape(extents)[core])
-            return jax.device_put(values) if isinstance(
-                x, jax.Array) else values
+            key = (host.shape, host.dtype, tuple(static.items()),
+                   argument_types(arrays),
+                   jax.dtypes.canonicalize_dtype(np.float64))
+            program = programs.get(key)
+            if program is None or jax.config.jax_disable_jit:
+                reads = margins(x.ndim, **static)
+                if max(reads.lo + reads.hi) > WIDEST_MARGIN:
+                    return exact(x, *arrays, **static)
+                stored, length, geometry, core = build_canvas(host, reads)
+                if jax.config.jax_disable_jit:
+                    result = flat(stored, geometry, *arrays, length=length,
+                                  **static)
+                    return _crop(result, geometry, core, x)
+                if len(programs) >= _MAX_PROGRAMS:
+                    programs.clear()
+                program = programs[key] = _CanvasProgram(reads, flat.executable(
+                    stored, geometry, *arrays, length=length, **static))
+            else:
+                stored, _, geometry, core = build_canvas(host, program.margins)
+            return _crop(program.executable(stored, geometry, *arrays),
+                         geometry, core, x)
 
-        call.exact = exact  # type: ignore[attr-defined]
-        call.flat = flat  # type: ignore[attr-defined]
         return call
 
     return decorate

@@ -363,16 +363,17 @@ def ndimage_function(*array_params: str,
     def decorate(impl: F) -> F:
         signature = inspect.signature(impl)
         has_output = "output" in signature.parameters
+        bind = _binder(signature)
 
         @functools.wraps(impl)
         def wrapper(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
-            arguments = bound.arguments
+            arguments = bind(args, kwargs)
             given = {name: arguments[name] for name in array_params
                      if arguments.get(name) is not None}
             output = arguments.get("output") if has_output else None
 
             if any(_distributed.is_dask_array(v) for v in given.values()):
+                bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
                 return _distributed.map_dask(wrapper, bound, array_params[0],
                                              depth)
@@ -385,8 +386,9 @@ def ndimage_function(*array_params: str,
                         "(output=jnp.float32) and use the returned array")
                 sharded = _distributed.explicit_sharding(list(given.values()))
                 if sharded is None:
-                    return impl(*bound.args, **bound.kwargs)
-                return _call_explicitly_sharded(impl, bound, given, sharded)
+                    return impl(**arguments)
+                return _call_explicitly_sharded(
+                    impl, signature.bind(*args, **kwargs), given, sharded)
 
             namespace = _namespace_of(given)
             on_device = not all(_on_host(value) for value in given.values())
@@ -404,7 +406,7 @@ def ndimage_function(*array_params: str,
                                  if isinstance(arguments[name], np.ndarray))
                 if has_output and "output" in arguments:
                     arguments["output"] = _output_request(output, namespace)
-                result = impl(*bound.args, **bound.kwargs)
+                result = impl(**arguments)
                 # SciPy's C layer refuses float16 after the arguments have
                 # been validated, so bad arguments are reported first.
                 if ("input" in given and arguments["input"].dtype == np.float16
@@ -417,6 +419,9 @@ def ndimage_function(*array_params: str,
                     result = jax.tree.map(
                         lambda a: _to_device(to_jax(a), borrowed, namespace),
                         result)
+                elif isinstance(result, np.ndarray | jax.Array):
+                    result = _to_namespace(from_jax(result, borrowed),
+                                           namespace)
                 else:
                     result = jax.tree.map(
                         lambda a: _to_namespace(from_jax(a, borrowed),
@@ -440,6 +445,44 @@ def ndimage_function(*array_params: str,
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def _binder(signature: inspect.Signature
+            ) -> Callable[[tuple, dict], dict[str, Any]]:
+    """``bind(args, kwargs)``: the given arguments of a call by name, as
+    ``signature.bind(*args, **kwargs).arguments`` has them, except that
+    arguments for a ``**kwargs`` parameter stay at the top level (so
+    ``impl(**arguments)`` makes the same call).
+
+    Calls that do not bind plainly (too many arguments, a name given twice
+    or unknown, a required one missing) are bound by inspect, which raises
+    Python's TypeError for them.
+    """
+    parameters = signature.parameters.values()
+    kinds = {p.kind for p in parameters}
+    if kinds & {inspect.Parameter.POSITIONAL_ONLY,
+                inspect.Parameter.VAR_POSITIONAL}:
+        return lambda args, kwargs: signature.bind(*args, **kwargs).arguments
+    positional = tuple(p.name for p in parameters
+                       if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    named = frozenset(p.name for p in parameters
+                      if p.kind is not inspect.Parameter.VAR_KEYWORD)
+    any_name = inspect.Parameter.VAR_KEYWORD in kinds
+    required = tuple(p.name for p in parameters if p.default is p.empty
+                     and p.kind is not inspect.Parameter.VAR_KEYWORD)
+
+    def bind(args: tuple, kwargs: dict) -> dict[str, Any]:
+        arguments = dict(zip(positional, args))
+        if (len(args) > len(positional)
+                or any(name in arguments or not (any_name or name in named)
+                       for name in kwargs)):
+            signature.bind(*args, **kwargs)  # raises the TypeError
+        arguments.update(kwargs)
+        if not all(name in arguments for name in required):
+            signature.bind(*args, **kwargs)
+        return arguments
+
+    return bind
 
 
 def _call_explicitly_sharded(impl: Callable, bound: inspect.BoundArguments,

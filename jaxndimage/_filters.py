@@ -378,6 +378,17 @@ def _gaussian_kernel1d(sigma: Any, order: int, radius: int) -> Any:
     return (polynomial * phi)[::-1]
 
 
+@functools.lru_cache(maxsize=256)
+def _host_gaussian_kernel1d(sigma: float, order: int, radius: int
+                            ) -> np.ndarray:
+    """:func:`_gaussian_kernel1d` of a concrete sigma, as a read-only C
+    array that the calls with these arguments share."""
+    weights = np.ascontiguousarray(
+        _gaussian_kernel1d(np.float64(sigma), order, radius))
+    weights.flags.writeable = False
+    return weights
+
+
 def _gaussian_separable(x: Array, sigmas: tuple[Any, ...], cval: Any, *,
                         axes: tuple[int, ...], orders: tuple[int, ...],
                         radii: tuple[int, ...], modes: tuple[str, ...],
@@ -389,16 +400,12 @@ def _gaussian_separable(x: Array, sigmas: tuple[Any, ...], cval: Any, *,
     traced arguments, so a new sigma of the same radius reuses the kernel.
     """
     real = np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
-    weights = []
-    for sigma in sigmas:
-        if not isinstance(sigma, jax.core.Tracer):
-            sigma = np.float64(sigma)
-        else:
-            sigma = sigma.astype(real)
-        weights.append(sigma)
-    weights = tuple(_gaussian_kernel1d(s, o, r)
-                    for s, o, r in zip(weights, orders, radii))
-    weights = tuple(w.astype(real) for w in weights)
+    weights = tuple(
+        _gaussian_kernel1d(sigma.astype(real), order, radius)
+        if isinstance(sigma, jax.core.Tracer)
+        else _host_gaussian_kernel1d(float(sigma), order, radius)
+        for sigma, order, radius in zip(sigmas, orders, radii))
+    weights = tuple(w.astype(real, copy=False) for w in weights)
     symmetries = tuple(1 if o % 2 == 0 else -1 for o in orders)
     return _correlate_separable(x, weights, cval, axes=axes, modes=modes,
                                 origins=(0,) * len(axes),

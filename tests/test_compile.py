@@ -161,7 +161,7 @@ def test_per_shape_kernels_are_cached_like_bucketed_ones(cache_dir):
 
 
 def test_argument_types_of_pytree_nodes_and_numpy_scalars_key_a_program():
-    keys = {_cache._type_key(v) for v in (
+    keys = {_cache.argument_types(v) for v in (
         np.float32(1), np.float64(1), 1.0, (jnp.zeros(2),), [jnp.zeros(2)],
         {"a": jnp.zeros(2)}, {"a": jnp.zeros(3)})}
     assert len(keys) == 7
