@@ -53,9 +53,9 @@ from jaxndimage._cache import KernelCache, argument_types
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
 
-__all__ = ["BUCKETS", "ExactGrid", "FlatGrid", "Margins", "bucket_length",
-           "concrete_on_cpu", "flat_bucket", "nonzero_mask", "pointwise",
-           "shape_generic"]
+__all__ = ["BUCKETS", "SHORT_LISTS", "ExactGrid", "FlatGrid", "Margins",
+           "bucket_length", "concrete_on_cpu", "flat_bucket", "list_length",
+           "nonzero_mask", "pointwise", "shape_generic"]
 
 Array = jax.Array
 
@@ -68,6 +68,11 @@ Array = jax.Array
 #: quarter.
 BUCKETS: tuple[int, ...] = (23104, 81920, 184320, 368640, 737280, 1474560,
                             2949120, 4718592)
+
+#: Lengths below `BUCKETS` for lists of points, whose work is per point
+#: (interpolation at listed coordinates): a short list is not padded to
+#: the length of a canvas.
+SHORT_LISTS: tuple[int, ...] = (1024, 4096)
 
 #: The ratio between consecutive canvas lengths beyond `BUCKETS`.
 _GROWTH = 1.25
@@ -89,6 +94,13 @@ def bucket_length(size: int, reach: int = 0) -> int:
         while length < size or reach_of(length) < reach:
             length = -(-int(length * _GROWTH) // 4096) * 4096
     return length
+
+
+def list_length(count: int) -> int:
+    """The padded length of a list of ``count`` points: the first of
+    `SHORT_LISTS` that holds them, else :func:`bucket_length`."""
+    return next((n for n in SHORT_LISTS if n >= count), None) or bucket_length(
+        count)
 
 
 # --------------------------------------------------------------------------
@@ -488,8 +500,9 @@ def shape_generic(static_argnames: tuple[str, ...],
 
 
 def flat_bucket(values: np.ndarray) -> np.ndarray:
-    """A 1-D array copied into a zero-padded buffer of a bucket length."""
-    buffer = aligned_empty(bucket_length(values.size), values.dtype)
+    """A 1-D array copied into a zero-padded buffer of a list length
+    (:func:`list_length`), for kernels whose work is per element."""
+    buffer = aligned_empty(list_length(values.size), values.dtype)
     buffer[:values.size] = values
     buffer[values.size:] = 0
     return buffer

@@ -33,7 +33,7 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import KernelCache, cached_jit
-from jaxndimage._canvas import BUCKETS, bucket_length, concrete_on_cpu, flat_bucket
+from jaxndimage._canvas import BUCKETS, concrete_on_cpu, flat_bucket, list_length
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, host_only, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
@@ -448,7 +448,7 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     count = math.prod(out_shape)
     flat_c = flat_bucket(np.asarray(c).reshape(-1))
     points = np.asarray(coordinates).reshape(c.ndim, count)
-    flat_points = np.zeros((c.ndim, bucket_length(count)), points.dtype)
+    flat_points = np.zeros((c.ndim, list_length(count)), points.dtype)
     flat_points[:, :count] = points
     sizes = np.array(c.shape, np.int32)
     values = _points_bucketed(flat_c, flat_points, cval, sizes, **static)
