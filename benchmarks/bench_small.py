@@ -3,12 +3,13 @@
     python benchmarks/bench_small.py
 
 Warm calls, numpy in and numpy out, on float32 images of 32², 64², 128² and
-256²: SciPy, jaxndimage and (for ``gaussian_filter``) a Numba separable
-Gaussian, interleaved, median of the repeats.  The fixed cost of a
-jaxndimage call is shown as the time of the same call on a 2x2 array (its
-kernel does next to nothing).  First calls are timed once per function:
-for jaxndimage on a new shape of a bucket already compiled, and for Numba
-its compilation.  Writes ``results/small.json``.
+256² (``mean`` of three of eight labels): SciPy, jaxndimage and (for
+``gaussian_filter``) a Numba separable Gaussian, interleaved, median of
+the repeats.  "fixed" is jaxndimage's time for the same call on a 2x2
+array: the cost of a call on the shortest canvas or list, whatever the
+image.  First calls are timed once per function: for jaxndimage on a new
+shape of a bucket already compiled, and for Numba its compilation.
+Writes ``results/small.json``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,17 @@ def _points(shape):
     return np.stack(grid).reshape(2, -1)
 
 
+_LABELS: dict[int, np.ndarray] = {}
+
+
+def _labels(image: np.ndarray) -> np.ndarray:
+    """Eight labels (0-7) of ``image``, made once per image."""
+    key = id(image)
+    if key not in _LABELS:
+        _LABELS[key] = (image * 8).astype(np.int32)
+    return _LABELS[key]
+
+
 CASES = {
     "gaussian_filter": lambda m, a: m.gaussian_filter(a, 2.0),
     "sobel": lambda m, a: m.sobel(a),
@@ -51,6 +63,7 @@ CASES = {
     "zoom": lambda m, a: m.zoom(a, 0.5, order=1),
     "map_coordinates": lambda m, a: m.map_coordinates(a, _points(a.shape),
                                                       order=1),
+    "mean": lambda m, a: m.mean(a, _labels(a), [1, 2, 3]),
 }
 
 
