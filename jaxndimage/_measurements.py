@@ -1259,9 +1259,9 @@ def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
     in a buffer of a bucket length (:func:`_canvas.flat_bucket`), so that a
     new shape compiles nothing."""
     on_host = isinstance(input, np.ndarray)
-    input = to_jax(input)
+    input = as_array(input)
     plan, labels, index, low = _plan(input, labels, index, exact_index)
-    low = None if low is None else jnp.asarray(low, jnp.result_type(int))
+    low = None if low is None else np.asarray(low, jnp.result_type(int))
     if not (input.size and input.ndim and concrete_on_cpu(input)
             and (labels is None or concrete_on_cpu(labels))
             and not _is_traced(index)
