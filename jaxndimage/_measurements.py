@@ -1097,14 +1097,16 @@ def _bounding_boxes(labels: jax.Array, *, count: int):
     segments = jnp.where((flat >= 1) & (flat <= count),
                          flat.astype(np.int32) - 1, spread)
     size = count + _SPREAD
-    grids = jnp.unravel_index(jnp.arange(flat.size, dtype=np.int32),
-                              labels.shape) if labels.ndim else ()
+    position = jnp.arange(flat.size, dtype=np.int32)
+    grids = jnp.unravel_index(position, labels.shape) if labels.ndim else ()
     low = [jax.ops.segment_min(g, segments, num_segments=size)[:count]
            for g in grids]
     high = [jax.ops.segment_max(g, segments, num_segments=size)[:count]
             for g in grids]
-    present = jax.ops.segment_sum(jnp.ones(flat.shape, np.int32), segments,
-                                  num_segments=size)[:count] > 0
+    # An empty segment's minimum is the identity, the largest int32.
+    first = low[0] if low else jax.ops.segment_min(
+        position, segments, num_segments=size)[:count]
+    present = first < np.iinfo(np.int32).max
     empty = jnp.zeros((count, 0), np.int32)
     return (jnp.stack(low, axis=-1) if low else empty,
             jnp.stack(high, axis=-1) if high else empty, present)
