@@ -402,6 +402,14 @@ _points_bucketed = KernelCache(jax.jit(_points_flat,
                                        static_argnames=_POINTS_STATIC))
 
 
+#: From this many output points on, a zoom whose spline prefilter compiles
+#: for the input's shape anyway (order 2 to 5) interpolates one axis after
+#: the other on its own shape: the program compiles in less time than the
+#: points kernel's first call takes beyond it (about 40 ns per point,
+#: ``benchmarks/bench_interpolation.py``).
+_SEPARABLE_POINTS = 2**22
+
+
 def _shape_generic(input: Array, order: int) -> bool:
     """Whether :func:`_points_kernel` interpolates ``input`` on buckets.
 
@@ -924,7 +932,9 @@ def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
     empty = _empty(out_shape, input, cval, out)
     if empty is not None:
         return empty
-    if _shape_generic(input, order):
+    if _shape_generic(input, order) and not (
+            prefilter and order > 1
+            and math.prod(out_shape) >= _SEPARABLE_POINTS):
         # SciPy's coordinates, rounded on the host as its C rounds them,
         # interpolated on one flat list of points: nothing compiles for a
         # new shape.

@@ -145,6 +145,28 @@ def test_zoom_grid_mode_warns_for_constant():
         jn.zoom(IMAGE, 2, grid_mode=True, mode="constant")
 
 
+@pytest.mark.parametrize("mode", ["constant", "mirror"])
+def test_large_prefiltered_zoom_interpolates_axis_by_axis_with_scipy_result(
+        mode, monkeypatch):
+    # From _SEPARABLE_POINTS output points on, a prefiltered zoom leaves the
+    # points kernel for the per-axis one; both give SciPy's numbers.
+    from jaxndimage import _interpolation
+    calls = []
+    per_axis = _interpolation._zoom_shift_kernel
+    monkeypatch.setattr(_interpolation, "_zoom_shift_kernel",
+                        lambda *a, **k: calls.append(1) or per_axis(*a, **k))
+    monkeypatch.setattr(_interpolation, "_SEPARABLE_POINTS", 2**12)
+    a = RNG.random((40, 52)).astype(np.float32)
+    separable = jn.zoom(a, 1.7, order=3, mode=mode)
+    assert calls == [1]
+    monkeypatch.setattr(_interpolation, "_SEPARABLE_POINTS", 2**30)
+    listed = jn.zoom(a, 1.7, order=3, mode=mode)
+    assert calls == [1]
+    expected = ndi.zoom(a, 1.7, order=3, mode=mode)
+    np.testing.assert_array_equal(separable, expected)
+    np.testing.assert_array_equal(listed, expected)
+
+
 def test_geometric_transform_python_callable_fallback():
     calls = []
 
