@@ -1115,8 +1115,9 @@ def _bounding_boxes(labels: jax.Array, *, count: int):
 def _boxes_as_slices(result, bound):
     why = "the length of its list depends on the labels"
     low, high, present = (_host(x, "find_objects", why) for x in result)
-    return [tuple(slice(int(a), int(b) + 1) for a, b in zip(lo, hi))
-            if here else None for lo, hi, here in zip(low, high, present)]
+    return [tuple(map(slice, starts, stops)) if here else None
+            for starts, stops, here in zip(low.tolist(), (high + 1).tolist(),
+                                           present.tolist())]
 
 
 @_measurement("input", finish=_boxes_as_slices)
@@ -1153,7 +1154,7 @@ def find_objects(input, max_label=0):
     >>> jaxndimage.find_objects(a == 1, max_label=2)
     [(slice(2, 5, None), slice(2, 5, None)), None]
     """
-    input = to_jax(input)
+    input = as_array(input)
     if input.dtype.kind == "c":
         raise TypeError("Complex type not supported")
     if max_label < 1:
@@ -1162,7 +1163,8 @@ def find_objects(input, max_label=0):
                           "its list")[()]
     count = operator.index(max_label)
     if input.dtype.kind == "f":
-        input = jnp.trunc(input).astype(jnp.result_type(int))
+        xp = np if isinstance(input, np.ndarray) else jnp
+        input = xp.trunc(input).astype(jnp.result_type(int))
     return _bounding_boxes(input, count=count)
 
 
