@@ -400,10 +400,11 @@ def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
     _broadcast_shape(input.shape, labels.shape)
     if index is None:
         return _Plan("positive", exact_index, None), labels, None, None
+    # A host index stays numpy: jnp.asarray would stage a program per call.
     if np.isscalar(index):
-        return _Plan("scalar", exact_index, None), labels, jnp.asarray(
+        return _Plan("scalar", exact_index, None), labels, np.asarray(
             index), None
-    index = index if is_jax_array(index) else jnp.asarray(as_numpy(index))
+    index = index if is_jax_array(index) else as_numpy(index)
     if (not exact_index and labels.size == 0 and index.size
             and _safely_castable_to_int(labels.dtype)):
         # SciPy takes labels.min() to choose how to count.
