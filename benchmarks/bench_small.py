@@ -44,15 +44,17 @@ def _points(shape):
     return np.stack(grid).reshape(2, -1)
 
 
-_LABELS: dict[int, np.ndarray] = {}
+#: By ``id`` of the image: the image is kept with its labels, so that its
+#: id is not reused by another array while the entry exists.
+_LABELS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
 def _labels(image: np.ndarray) -> np.ndarray:
     """Eight labels (0-7) of ``image``, made once per image."""
     key = id(image)
     if key not in _LABELS:
-        _LABELS[key] = (image * 8).astype(np.int32)
-    return _LABELS[key]
+        _LABELS[key] = (image, (image * 8).astype(np.int32))
+    return _LABELS[key][1]
 
 
 CASES = {
