@@ -391,8 +391,10 @@ def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
           ) -> tuple[_Plan, Any, Any, Any]:
     """Validate ``labels``/``index`` and choose how to group (on the host).
 
-    Returns the plan, labels and index as JAX arrays (or None) and the
-    lowest label (for a lookup table) or None.
+    Returns the plan, labels and index (numpy for host input, JAX arrays
+    as given; or None) and the lowest label (for a lookup table) or None.
+    A host index stays numpy: ``jnp.asarray`` would stage a program per
+    call.
     """
     if labels is None:
         return _Plan("all", exact_index, None), None, None, None
@@ -400,7 +402,6 @@ def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
     _broadcast_shape(input.shape, labels.shape)
     if index is None:
         return _Plan("positive", exact_index, None), labels, None, None
-    # A host index stays numpy: jnp.asarray would stage a program per call.
     if np.isscalar(index):
         return _Plan("scalar", exact_index, None), labels, np.asarray(
             index), None
