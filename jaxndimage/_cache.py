@@ -129,23 +129,24 @@ def _plain(value: Any) -> bool:
 
 
 def _entry_name(jitted: Any, args: tuple, static: dict,
-                lowered: Callable[[], Any]) -> str:
+                lowered: Callable[[], Any], options: dict[str, Any]) -> str:
     """The name of a program's entry on disk.
 
-    It digests the JAX installation, the device, ``XLA_FLAGS``, the
-    arguments' tree structure and types, and then what determines the program: the
-    jaxndimage kernel, its static arguments and jaxndimage's sources where
-    those are plain values and readable, else the lowered program text itself (which
-    costs a trace, but holds for any static argument, a callable's
-    included).  JAX leaves unused arguments out of the text, but the
-    executable still checks their types, hence the argument types.
+    It digests the JAX installation, the device, ``XLA_FLAGS`` and the
+    compiler options, the arguments' tree structure and types, and then what
+    determines the program: the jaxndimage kernel, its static arguments and
+    jaxndimage's sources where those are plain values and readable, else the
+    lowered program text itself (which costs a trace, but holds for any
+    static argument, a callable's included).  JAX leaves unused arguments
+    out of the text, but the executable still checks their types, hence the
+    argument types.
     """
     import jaxlib
 
     device = jax.devices()[0]
     parts = [jax.__version__, jaxlib.__version__, device.platform,
              device.device_kind, str(jax.device_count()),
-             os.environ.get("XLA_FLAGS", ""),
+             os.environ.get("XLA_FLAGS", ""), repr(sorted(options.items())),
              str(jax.tree.structure(args)),
              str([jax.typeof(leaf) for leaf in jax.tree.leaves(args)])]
     function = getattr(jitted, "__wrapped__", jitted)
@@ -225,11 +226,15 @@ class KernelCache:
     """Compiled programs of one jitted kernel, for concrete arguments.
 
     ``cache(*args, **static)`` equals ``jitted(*args, **static)``, with
-    static arguments passed by keyword.
+    static arguments passed by keyword.  ``cpu_compiler_options`` are XLA
+    options (``DebugOptions`` fields) its programs compile with on a CPU
+    device; they change how XLA compiles, not what the program computes.
     """
 
-    def __init__(self, jitted: Callable):
+    def __init__(self, jitted: Callable,
+                 cpu_compiler_options: dict[str, Any] | None = None):
         self.jitted = jitted
+        self.cpu_compiler_options = dict(cpu_compiler_options or {})
         self.memory: dict[tuple, Any] = {}
 
     def __call__(self, *args: Any, **static: Any) -> Any:
@@ -249,15 +254,17 @@ class KernelCache:
 
     def _compile(self, args: tuple, static: dict) -> Any:
         lowered = functools.cache(lambda: self.jitted.lower(*args, **static))
+        options = (self.cpu_compiler_options
+                   if jax.devices()[0].platform == "cpu" else {})
         path = None
         if cache_enabled():
             path = cache_dir() / _entry_name(self.jitted, args, static,
-                                             lowered)
+                                             lowered, options)
             compiled = _load(path) if path.exists() else None
             if compiled is not None:
                 stats["loaded"] += 1
                 return compiled
-        compiled = lowered().compile()
+        compiled = lowered().compile(compiler_options=options or None)
         stats["compiled"] += 1
         if path is not None:
             _store(path, compiled)

@@ -398,8 +398,14 @@ def _points_flat(c: Array, coordinates: Array, cval: Any, sizes: Array,
         coordinates.shape[0])], **static)
 
 
-_points_bucketed = KernelCache(jax.jit(_points_flat,
-                                       static_argnames=_POINTS_STATIC))
+#: The bucketed points kernel compiles with XLA's loop emitters instead of
+#: its CPU fusion emitters, which compile its gathers more slowly and to
+#: slower code (``benchmarks/bench_interpolation.py``, ``bench_pipeline.py``).
+_POINTS_CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
+
+_points_bucketed = KernelCache(
+    jax.jit(_points_flat, static_argnames=_POINTS_STATIC),
+    cpu_compiler_options=_POINTS_CPU_OPTIONS)
 
 
 #: From this many output points on, a zoom whose spline prefilter compiles

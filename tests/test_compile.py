@@ -121,6 +121,22 @@ def test_entries_are_keyed_by_the_argument_structure(cache_dir):
     assert len(list(cache_dir.iterdir())) == 2
 
 
+def test_compiler_options_reach_xla_and_key_the_entry(cache_dir):
+    def f(a):
+        return a + 1
+
+    plain = _kernel(f)
+    tuned = _cache.KernelCache(
+        jax.jit(f), cpu_compiler_options={"xla_cpu_use_fusion_emitters": False})
+    for cache in (plain, tuned):
+        np.testing.assert_array_equal(cache(jnp.zeros(2)), [1, 1])
+    assert len(list(cache_dir.iterdir())) == 2
+    unknown = _cache.KernelCache(
+        jax.jit(f), cpu_compiler_options={"not_an_xla_option": True})
+    with pytest.raises(Exception, match="not_an_xla_option"):
+        unknown(jnp.zeros(2))
+
+
 def test_the_directory_is_kept_below_its_size(cache_dir, monkeypatch):
     monkeypatch.setenv("JAXNDIMAGE_CACHE_MAX_MB", "0.000001")
     for k in range(3):
