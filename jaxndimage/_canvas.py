@@ -55,7 +55,8 @@ from jaxndimage._support import aligned_empty
 
 __all__ = ["BUCKETS", "SHORT_LISTS", "ExactGrid", "FlatGrid", "Margins",
            "bucket_length", "concrete_on_cpu", "flat_bucket", "list_length",
-           "nonzero_mask", "pointwise", "shape_generic"]
+           "canvas_mode", "nonzero_mask", "pointwise", "relabel_axes",
+           "shape_generic"]
 
 Array = jax.Array
 
@@ -294,7 +295,8 @@ class Margins(NamedTuple):
 class _Layout(NamedTuple):
     """Where an array of one shape lies in its canvas (see
     :func:`build_canvas`); ``fills`` are the (destination, source) index
-    pairs that extend the block by its margins, axis by axis."""
+    pairs that extend the block by its margins, axis by axis.
+    ``geometry`` is what the kernel reads: the axes in ``order``."""
 
     length: int
     margin: int
@@ -302,11 +304,13 @@ class _Layout(NamedTuple):
     extents: tuple[int, ...]
     core: tuple[slice, ...]
     fills: tuple[tuple[tuple, tuple], ...]
+    order: tuple[int, ...]
     geometry: Geometry
 
 
 @functools.lru_cache(maxsize=256)
-def _layout(shape: tuple[int, ...], margins: Margins) -> _Layout:
+def _layout(shape: tuple[int, ...], margins: Margins,
+            order: tuple[int, ...]) -> _Layout:
     lo, hi = margins.lo, margins.hi
     ndim = len(shape)
     extents = tuple(n + a + b for n, a, b in zip(shape, lo, hi))
@@ -333,24 +337,29 @@ def _layout(shape: tuple[int, ...], margins: Margins) -> _Layout:
             select = list(index)
             select[axis] = source[part]
             fills.append((tuple(index), tuple(select)))
-    vectors = [np.array(v, np.int32) for v in (strides, extents, lo, shape)]
+    vectors = [np.array([v[a] for a in order], np.int32)
+               for v in (strides, extents, lo, shape)]
     for vector in vectors:
         vector.flags.writeable = False  # shared by every call of the shape
     return _Layout(length, reach_of(length) * margins.steps, size, extents,
-                   core, tuple(fills), Geometry(*vectors))
+                   core, tuple(fills), order, Geometry(*vectors))
 
 
-def build_canvas(x: np.ndarray, margins: Margins
-                 ) -> tuple[np.ndarray, int, Geometry, tuple[slice, ...]]:
+def build_canvas(x: np.ndarray, margins: Margins,
+                 order: tuple[int, ...] | None = None
+                 ) -> tuple[np.ndarray, Geometry, _Layout]:
     """``x`` extended by ``margins`` in a canvas of a bucket length, stored
     with a margin of one reach per step on both sides (see
     :class:`FlatGrid`).
 
-    Returns the stored canvas, the canvas length, its geometry, and the
-    index of ``x`` in the extended block
-    (``canvas[:prod(extents)].reshape(extents)[index]``).
+    Returns the stored canvas, the geometry a kernel reads, in which axis
+    ``i`` is axis ``order[i]`` of ``x`` (``order`` defaults to the axes in
+    turn), and the layout (:func:`crop` takes the values of ``x`` back
+    from a result).
     """
-    layout = _layout(x.shape, margins)
+    if order is None:
+        order = tuple(range(x.ndim))
+    layout = _layout(x.shape, margins, order)
     stored = aligned_empty(layout.length + 2 * layout.margin, x.dtype)
     block = stored[layout.margin:layout.margin + layout.size].reshape(
         layout.extents)
@@ -361,7 +370,7 @@ def build_canvas(x: np.ndarray, margins: Margins
     if any(FILTER_EXTENSION[mode] == "constant" and (a or b)
            for mode, a, b in zip(margins.modes, margins.lo, margins.hi)):
         geometry = geometry._replace(outside=_outside(layout, stored.size))
-    return stored, layout.length, geometry, layout.core
+    return stored, geometry, layout
 
 
 def _outside(layout: _Layout, size: int) -> np.ndarray:
@@ -376,13 +385,36 @@ def _outside(layout: _Layout, size: int) -> np.ndarray:
     code.fill(0)
     block = code[layout.margin:layout.margin + layout.size].reshape(
         layout.extents)
-    for axis, inner in enumerate(layout.core):
-        bit = code.dtype.type(1 << axis)
+    for label, axis in enumerate(layout.order):
+        inner = layout.core[axis]
+        bit = code.dtype.type(1 << label)
         before = (slice(None),) * axis + (slice(0, inner.start),)
         after = (slice(None),) * axis + (slice(inner.stop, None),)
         block[before] |= bit
         block[after] |= bit
     return code
+
+
+def canvas_mode(mode: str) -> str:
+    """The mode a kernel on a canvas is given for ``mode``: the constant
+    modes, whose margins the kernel writes, as ``"constant"``; the others,
+    whose margins the host fills, as ``"reflect"``."""
+    return "constant" if FILTER_EXTENSION[mode] == "constant" else "reflect"
+
+
+def relabel_axes(axes: tuple[int, ...], ndim: int
+                 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``axes`` (one per pass of a kernel) relabelled in order of first
+    use, and that order: ``order[label]`` is the axis a label stands for,
+    the axes no pass reads following in turn.
+
+    Passes along ``(1, 0)`` and along ``(0, 1)`` both become ``(0, 1)``:
+    on a canvas only the strides tell axes apart, so they share a program.
+    """
+    order = tuple(dict.fromkeys(axes)) + tuple(
+        a for a in range(ndim) if a not in axes)
+    label = {axis: i for i, axis in enumerate(order)}
+    return tuple(label[a] for a in axes), order
 
 
 def concrete_on_cpu(x: Any) -> bool:
@@ -409,27 +441,29 @@ def nonzero_mask(x: Any) -> Any:
 
 class _CanvasProgram(NamedTuple):
     """What the calls of a canvas kernel on one shape, dtype and
-    configuration share: the kernel's margins and its compiled program."""
+    configuration share: the kernel's margins, the order of the axes it
+    reads (:func:`relabel_axes`) and its compiled program."""
 
     margins: Margins
+    order: tuple[int, ...] | None
     executable: Any
 
 
 _MAX_PROGRAMS = 1024  # per kernel; the table is emptied when it is full
 
 
-def _crop(result: Any, geometry: Geometry, core: tuple[slice, ...],
-          x: Any) -> Any:
+def _crop(result: Any, layout: _Layout, x: Any) -> Any:
     """The values of the array ``x`` in a canvas ``result``, as a C array
     of ``x``'s kind (numpy, or a JAX array for JAX input)."""
-    extents = tuple(int(n) for n in geometry.extents)
-    block = np.asarray(result)[:math.prod(extents)]
-    values = np.ascontiguousarray(block.reshape(extents)[core])
+    block = np.asarray(result)[:layout.size]
+    values = np.ascontiguousarray(block.reshape(layout.extents)[layout.core])
     return jax.device_put(values) if isinstance(x, jax.Array) else values
 
 
 def shape_generic(static_argnames: tuple[str, ...],
-                  margins: Callable[..., Margins]
+                  margins: Callable[..., Margins], *,
+                  pass_axes: str | None = None,
+                  mode_args: tuple[str, ...] = ()
                   ) -> Callable[[Callable], Callable]:
     """``jax.jit`` for a window kernel, compiled per bucket, not per shape.
 
@@ -442,6 +476,20 @@ def shape_generic(static_argnames: tuple[str, ...],
     further than `WIDEST_MARGIN` run on :class:`ExactGrid`.  Static arguments
     must be passed by keyword.  The result is the output array, of
     ``x``'s shape.
+
+    Two declarations let calls that differ only on the host share a
+    canvas program:
+
+    * ``pass_axes`` names the static argument that holds the axis of each
+      of the kernel's passes, for kernels that tell axes apart only
+      through the grid.  On a canvas these axes are relabelled in order of
+      first use (:func:`relabel_axes`), so that, say, a Sobel filter along
+      either axis of an image runs one program.
+    * ``mode_args`` name the static arguments that hold boundary modes (a
+      mode, or a tuple of them), for kernels that read modes only through
+      the grid.  On a canvas the host extends the margins by every mode
+      but the constant ones, so the kernel is given those modes as
+      ``"reflect"`` (:func:`canvas_mode`).
     """
 
     def decorate(kernel: Callable) -> Callable:
@@ -461,6 +509,20 @@ def shape_generic(static_argnames: tuple[str, ...],
         flat = KernelCache(jax.jit(
             on_canvas, static_argnames=static_argnames + ("length",)))
 
+        def canvas_static(static: dict, ndim: int
+                          ) -> tuple[dict, tuple[int, ...] | None]:
+            """The static arguments of the canvas program, and the order of
+            the axes it reads."""
+            static = dict(static)
+            for name in mode_args:
+                modes = static[name]
+                static[name] = (canvas_mode(modes) if isinstance(modes, str)
+                                else tuple(map(canvas_mode, modes)))
+            if pass_axes is None:
+                return static, None
+            static[pass_axes], order = relabel_axes(static[pass_axes], ndim)
+            return static, order
+
         # Per input shape, dtype and configuration: the margins and the
         # compiled program, so a repeated call only builds its canvas.
         programs: dict[tuple, _CanvasProgram] = {}
@@ -476,23 +538,25 @@ def shape_generic(static_argnames: tuple[str, ...],
                    argument_types(arrays),
                    jax.dtypes.canonicalize_dtype(np.float64))
             program = programs.get(key)
-            if program is None or jax.config.jax_disable_jit:
-                reads = margins(x.ndim, **static)
-                if max(reads.lo + reads.hi) > WIDEST_MARGIN:
-                    return exact(x, *arrays, **static)
-                stored, length, geometry, core = build_canvas(host, reads)
-                if jax.config.jax_disable_jit:
-                    result = flat(stored, geometry, *arrays, length=length,
-                                  **static)
-                    return _crop(result, geometry, core, x)
-                if len(programs) >= _MAX_PROGRAMS:
-                    programs.clear()
-                program = programs[key] = _CanvasProgram(reads, flat.executable(
-                    stored, geometry, *arrays, length=length, **static))
-            else:
-                stored, _, geometry, core = build_canvas(host, program.margins)
-            return _crop(program.executable(stored, geometry, *arrays),
-                         geometry, core, x)
+            if program is not None and not jax.config.jax_disable_jit:
+                stored, geometry, layout = build_canvas(
+                    host, program.margins, program.order)
+                return _crop(program.executable(stored, geometry, *arrays),
+                             layout, x)
+            reads = margins(x.ndim, **static)
+            if max(reads.lo + reads.hi) > WIDEST_MARGIN:
+                return exact(x, *arrays, **static)
+            static, order = canvas_static(static, x.ndim)
+            stored, geometry, layout = build_canvas(host, reads, order)
+            if jax.config.jax_disable_jit:
+                return _crop(flat(stored, geometry, *arrays,
+                                  length=layout.length, **static), layout, x)
+            if len(programs) >= _MAX_PROGRAMS:
+                programs.clear()
+            executable = flat.executable(stored, geometry, *arrays,
+                                         length=layout.length, **static)
+            programs[key] = _CanvasProgram(reads, order, executable)
+            return _crop(executable(stored, geometry, *arrays), layout, x)
 
         return call
 

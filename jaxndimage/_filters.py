@@ -324,7 +324,8 @@ def _correlate_separable_margins(ndim, *, axes, modes, origins, sizes,
 
 
 @shape_generic(("axes", "modes", "origins", "sizes", "symmetries",
-                "out_dtype", "compute"), _correlate_separable_margins)
+                "out_dtype", "compute"), _correlate_separable_margins,
+               pass_axes="axes", mode_args=("modes",))
 def _correlate_separable_kernel(x: Array, weights: tuple[Array, ...],
                                 cval: Any, *, grid: Any,
                                 axes: tuple[int, ...],
@@ -423,7 +424,7 @@ def _uniform_margins(ndim, *, axes, sizes, origins, modes, **_) -> Margins:
 
 
 @shape_generic(("axes", "sizes", "origins", "modes", "out_dtype", "compute"),
-               _uniform_margins)
+               _uniform_margins, pass_axes="axes", mode_args=("modes",))
 def _uniform_separable(x: Array, cval: Any, *, grid: Any,
                        axes: tuple[int, ...], sizes: tuple[int, ...],
                        origins: tuple[int, ...], modes: tuple[str, ...],
@@ -449,7 +450,7 @@ def _window_margins(ndim, *, shape, origins, mode, **_) -> Margins:
 
 
 @shape_generic(("shape", "mode", "origins", "out_dtype", "compute"),
-               _window_margins)
+               _window_margins, mode_args=("mode",))
 def _correlate_nd_kernel(x: Array, weights: Array, cval: Any, *, grid: Any,
                          shape: tuple[int, ...], mode: str,
                          origins: tuple[int, ...], out_dtype: np.dtype,

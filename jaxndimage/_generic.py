@@ -203,7 +203,7 @@ def _generic_margins(ndim, *, pattern, origins, mode, **_) -> Margins:
 
 
 @shape_generic(("function", "pattern", "origins", "mode", "out_dtype"),
-               _generic_margins)
+               _generic_margins, mode_args=("mode",))
 def _generic_kernel(x: Array, cval: Any, extra: tuple[Array, ...], *,
                     grid: Any, function: _Bound, pattern: Pattern,
                     origins: tuple[int, ...], mode: str,

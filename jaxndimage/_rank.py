@@ -202,7 +202,8 @@ def _extreme_separable_margins(ndim, *, axes, sizes, origins, modes,
 
 
 @shape_generic(("axes", "sizes", "origins", "modes", "minimum", "dtypes",
-                "out_dtype"), _extreme_separable_margins)
+                "out_dtype"), _extreme_separable_margins,
+               pass_axes="axes", mode_args=("modes",))
 def _extreme_separable(x: Array, cval: Any, *, grid: Any,
                        axes: tuple[int, ...], sizes: tuple[int, ...],
                        origins: tuple[int, ...], modes: tuple[str, ...],
@@ -234,7 +235,7 @@ def _extreme_footprint_margins(ndim, *, pattern, origins, mode, **_
 
 
 @shape_generic(("pattern", "origins", "mode", "minimum", "out_dtype"),
-               _extreme_footprint_margins)
+               _extreme_footprint_margins, mode_args=("mode",))
 def _extreme_footprint(x: Array, cval: Any, *, grid: Any, pattern: Pattern,
                        origins: tuple[int, ...], mode: str, minimum: bool,
                        out_dtype: np.dtype) -> Array:
@@ -296,7 +297,7 @@ def _rank_margins(ndim, *, pattern, origins, mode, **_) -> Margins:
 
 
 @shape_generic(("pattern", "rank", "origins", "mode", "out_dtype"),
-               _rank_margins)
+               _rank_margins, mode_args=("mode",))
 def _rank_footprint(x: Array, cval: Any, *, grid: Any, pattern: Pattern,
                     rank: int, origins: tuple[int, ...], mode: str,
                     out_dtype: np.dtype) -> Array:

@@ -55,6 +55,50 @@ def test_a_hundred_shapes_compile_at_most_eight_programs(ndim, low, high):
     assert counted[0] <= 8, f"{counted[0]} compilations for 100 shapes"
 
 
+def test_passes_along_other_axes_share_a_program():
+    """On a canvas only the strides tell axes apart: a Sobel filter along
+    either axis of an image, or a 1-D filter along any axis of a volume,
+    runs the program compiled for the first axis, with SciPy's result."""
+    rng = np.random.default_rng(3)
+    image = rng.random((40, 50)).astype(np.float32)
+    volume = rng.random((9, 10, 11)).astype(np.float32)
+    np.testing.assert_array_equal(jn.sobel(image, 0), sn.sobel(image, 0))
+    for f in (jn.uniform_filter1d, jn.minimum_filter1d):
+        f(volume, 4, axis=0, mode="constant", cval=0.5)
+    with counting_compilations() as counted:
+        np.testing.assert_array_equal(jn.sobel(image, 1), sn.sobel(image, 1))
+        for axis in (1, 2):
+            for f in ("uniform_filter1d", "minimum_filter1d"):
+                np.testing.assert_array_equal(
+                    getattr(jn, f)(volume, 4, axis=axis, mode="constant",
+                                   cval=0.5),
+                    getattr(sn, f)(volume, 4, axis=axis, mode="constant",
+                                   cval=0.5))
+    assert counted[0] == 0, f"{counted[0]} compilations for other axes"
+
+
+def test_modes_the_host_extends_share_a_program():
+    """On a canvas the host extends the margins by every mode but the
+    constant ones: filters in those modes run one program, with SciPy's
+    result; a constant mode runs its own."""
+    image = np.random.default_rng(4).random((30, 41)).astype(np.float32)
+    calls = [("gaussian_filter", 2.0), ("uniform_filter", 3),
+             ("median_filter", 3), ("maximum_filter", 3)]
+    for f, size in calls:
+        getattr(jn, f)(image, size, mode="wrap")
+    with counting_compilations() as counted:
+        for mode in ("reflect", "grid-mirror", "mirror", "nearest",
+                     "grid-wrap"):
+            for f, size in calls:
+                np.testing.assert_array_equal(
+                    getattr(jn, f)(image, size, mode=mode),
+                    getattr(sn, f)(image, size, mode=mode))
+    assert counted[0] == 0, f"{counted[0]} compilations for other modes"
+    with counting_compilations() as counted:
+        jn.median_filter(image, 3, mode="constant")
+    assert counted[0] == 1
+
+
 def test_binary_morphology_compiles_per_bucket_not_per_shape():
     shapes = _shapes(30, 16, 1024, 2, seed=5)
     with counting_compilations() as counted:
