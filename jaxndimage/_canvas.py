@@ -56,7 +56,7 @@ from jaxndimage._support import aligned_empty
 __all__ = ["BUCKETS", "SHORT_LISTS", "ExactGrid", "FlatGrid", "Margins",
            "bucket_length", "concrete_on_cpu", "flat_bucket", "list_length",
            "canvas_mode", "nonzero_mask", "pointwise", "relabel_axes",
-           "shape_generic"]
+           "separable_margins", "shape_generic", "window_margins"]
 
 Array = jax.Array
 
@@ -290,6 +290,27 @@ class Margins(NamedTuple):
     hi: tuple[int, ...]
     modes: tuple[str, ...]
     steps: int = 1
+
+
+def window_margins(shape: Sequence[int], origins: Sequence[int],
+                   modes: Sequence[str], steps: int = 1) -> Margins:
+    """How far an n-D window of ``shape`` placed at ``origins`` reads."""
+    lo = tuple(n // 2 + o for n, o in zip(shape, origins))
+    hi = tuple(n - 1 - b for n, b in zip(shape, lo))
+    return Margins(lo, hi, tuple(modes), steps)
+
+
+def separable_margins(ndim: int, axes: Sequence[int], sizes: Sequence[int],
+                      origins: Sequence[int], modes: Sequence[str],
+                      steps: int) -> Margins:
+    """How far 1-D passes of window ``sizes`` along ``axes`` read."""
+    lo, hi, axis_modes = [0] * ndim, [0] * ndim, ["constant"] * ndim
+    for axis, size, origin, mode in zip(axes, sizes, origins, modes):
+        before = size // 2 + origin
+        lo[axis] = max(lo[axis], before)
+        hi[axis] = max(hi[axis], size - 1 - before)
+        axis_modes[axis] = mode
+    return Margins(tuple(lo), tuple(hi), tuple(axis_modes), steps)
 
 
 class _Layout(NamedTuple):

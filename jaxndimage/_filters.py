@@ -23,7 +23,15 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import ExactGrid, Margins, concrete_on_cpu, pointwise, shape_generic
+from jaxndimage._canvas import (
+    ExactGrid,
+    Margins,
+    concrete_on_cpu,
+    pointwise,
+    separable_margins,
+    shape_generic,
+    window_margins,
+)
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, ndimage_function, nonempty
 from jaxndimage._distributed import (
@@ -305,22 +313,9 @@ def _correlate_along(x: Array, weights: Array, cval: Any, axis: int,
         compute_dtype(x.dtype))
 
 
-def _separable_margins(ndim: int, axes: tuple[int, ...],
-                       sizes: tuple[int, ...], origins: tuple[int, ...],
-                       modes: tuple[str, ...], steps: int) -> Margins:
-    """How far passes of window ``sizes`` along ``axes`` read."""
-    lo, hi, axis_modes = [0] * ndim, [0] * ndim, ["constant"] * ndim
-    for axis, size, origin, mode in zip(axes, sizes, origins, modes):
-        before = size // 2 + origin
-        lo[axis] = max(lo[axis], before)
-        hi[axis] = max(hi[axis], size - 1 - before)
-        axis_modes[axis] = mode
-    return Margins(tuple(lo), tuple(hi), tuple(axis_modes), steps)
-
-
 def _correlate_separable_margins(ndim, *, axes, modes, origins, sizes,
                                  **_) -> Margins:
-    return _separable_margins(ndim, axes, sizes, origins, modes, len(axes))
+    return separable_margins(ndim, axes, sizes, origins, modes, len(axes))
 
 
 @shape_generic(("axes", "modes", "origins", "sizes", "symmetries",
@@ -419,7 +414,7 @@ def _window_steps(size: int) -> int:
 
 
 def _uniform_margins(ndim, *, axes, sizes, origins, modes, **_) -> Margins:
-    return _separable_margins(ndim, axes, sizes, origins, modes,
+    return separable_margins(ndim, axes, sizes, origins, modes,
                               sum(_window_steps(n) for n in sizes))
 
 
@@ -443,10 +438,7 @@ _MAX_SHIFT_ADD_TAPS = 125
 
 
 def _window_margins(ndim, *, shape, origins, mode, **_) -> Margins:
-    """How far an n-D window of ``shape`` placed at ``origins`` reads."""
-    lo = tuple(n // 2 + o for n, o in zip(shape, origins))
-    hi = tuple(n - 1 - b for n, b in zip(shape, lo))
-    return Margins(lo, hi, (mode,) * ndim)
+    return window_margins(shape, origins, (mode,) * ndim)
 
 
 @shape_generic(("shape", "mode", "origins", "out_dtype", "compute"),

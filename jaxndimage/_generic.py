@@ -36,7 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import Margins, shape_generic
+from jaxndimage._canvas import Margins, shape_generic, window_margins
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import (
     as_caller_array,
@@ -53,7 +53,6 @@ from jaxndimage._modes import check_mode, pad_axis
 from jaxndimage._rank import (
     Pattern,
     check_footprint_origins,
-    footprint_margins,
     footprint_taps,
     pad_for_footprint,
     window_footprint,
@@ -199,7 +198,7 @@ def _check_real(input: Array) -> None:
 # --------------------------------------------------------------------------
 
 def _generic_margins(ndim, *, pattern, origins, mode, **_) -> Margins:
-    return footprint_margins(pattern.array.shape, origins, (mode,) * ndim)
+    return window_margins(pattern.array.shape, origins, (mode,) * ndim)
 
 
 @shape_generic(("function", "pattern", "origins", "mode", "out_dtype"),

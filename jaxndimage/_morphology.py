@@ -63,6 +63,7 @@ from jaxndimage._canvas import (
     nonzero_mask,
     pointwise,
     shape_generic,
+    window_margins,
 )
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import as_array, ndimage_function, to_jax
@@ -77,7 +78,6 @@ from jaxndimage._rank import (
     _sliding_steps,
     check_footprint_origins,
     expand_footprint,
-    footprint_margins,
     footprint_taps,
     pad_for_footprint,
     sliding_extreme,
@@ -267,8 +267,8 @@ def _dilate_steps(footprint: np.ndarray) -> int:
 def _binary_once_margins(ndim: int, *, pattern: Pattern,
                          origins: tuple[int, ...], **_) -> Margins:
     footprint = pattern.array
-    return footprint_margins(footprint.shape, origins, ("constant",) * ndim,
-                             _dilate_steps(footprint))
+    return window_margins(footprint.shape, origins, ("constant",) * ndim,
+                          _dilate_steps(footprint))
 
 
 @shape_generic(("pattern", "origins", "invert", "out_dtype"),

@@ -34,7 +34,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxndimage._canvas import ExactGrid, Margins, shape_generic
+from jaxndimage._canvas import (
+    ExactGrid,
+    Margins,
+    separable_margins,
+    shape_generic,
+    window_margins,
+)
 from jaxndimage._casting import cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, ndimage_function
 from jaxndimage._distributed import footprint_depth, window1d_depth
@@ -130,20 +136,12 @@ def _sliding_steps(size: int) -> int:
     return 1 if size <= DIRECT_WINDOW else size.bit_length() + 1
 
 
-def footprint_margins(shape: Sequence[int], origins: Sequence[int],
-                      modes: Sequence[str], steps: int = 1) -> Margins:
-    """How far a window of ``shape`` placed at ``origins`` reads."""
-    lo = tuple(n // 2 + o for n, o in zip(shape, origins))
-    hi = tuple(n - 1 - b for n, b in zip(shape, lo))
-    return Margins(lo, hi, tuple(modes), steps)
-
-
 def pad_for_footprint(grid: Any, x: Array, shape: Sequence[int],
                       origins: Sequence[int], modes: Sequence[str],
                       cval: Any) -> Any:
     """``x`` extended on every axis, so that window ``j`` of sample ``i``
     starts at ``i``."""
-    m = footprint_margins(shape, origins, modes)
+    m = window_margins(shape, origins, modes)
     return grid.pad_all(x, m.lo, m.hi, m.modes, cval)
 
 
@@ -192,13 +190,8 @@ def _footprint_extreme_steps(footprint: np.ndarray) -> int:
 
 def _extreme_separable_margins(ndim, *, axes, sizes, origins, modes,
                                **_) -> Margins:
-    lo, hi, axis_modes = [0] * ndim, [0] * ndim, ["constant"] * ndim
-    for axis, size, origin, mode in zip(axes, sizes, origins, modes):
-        lo[axis] = size // 2 + origin
-        hi[axis] = size - 1 - lo[axis]
-        axis_modes[axis] = mode
-    return Margins(tuple(lo), tuple(hi), tuple(axis_modes),
-                   sum(_sliding_steps(n) for n in sizes))
+    return separable_margins(ndim, axes, sizes, origins, modes,
+                             sum(_sliding_steps(n) for n in sizes))
 
 
 @shape_generic(("axes", "sizes", "origins", "modes", "minimum", "dtypes",
@@ -230,8 +223,8 @@ def _extreme_separable(x: Array, cval: Any, *, grid: Any,
 def _extreme_footprint_margins(ndim, *, pattern, origins, mode, **_
                                ) -> Margins:
     footprint = pattern.array
-    return footprint_margins(footprint.shape, origins, (mode,) * ndim,
-                             _footprint_extreme_steps(footprint))
+    return window_margins(footprint.shape, origins, (mode,) * ndim,
+                          _footprint_extreme_steps(footprint))
 
 
 @shape_generic(("pattern", "origins", "mode", "minimum", "out_dtype"),
@@ -293,7 +286,7 @@ def select_rank(taps: list[Array], rank: int) -> Array:
 
 
 def _rank_margins(ndim, *, pattern, origins, mode, **_) -> Margins:
-    return footprint_margins(pattern.array.shape, origins, (mode,) * ndim)
+    return window_margins(pattern.array.shape, origins, (mode,) * ndim)
 
 
 @shape_generic(("pattern", "rank", "origins", "mode", "out_dtype"),
