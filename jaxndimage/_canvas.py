@@ -53,10 +53,11 @@ from jaxndimage._cache import KernelCache, argument_types
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
 
-__all__ = ["BUCKETS", "SHORT_LISTS", "ExactGrid", "FlatGrid", "Margins",
-           "bucket_length", "concrete_on_cpu", "flat_bucket", "list_length",
-           "canvas_mode", "nonzero_mask", "pointwise", "relabel_axes",
-           "separable_margins", "shape_generic", "window_margins"]
+__all__ = ["BUCKETS", "SHORT_LISTS", "SOURCE_LENGTHS", "ExactGrid",
+           "FlatGrid", "Margins", "bucket_length", "canvas_mode",
+           "concrete_on_cpu", "flat_bucket", "gather_source", "list_length",
+           "nonzero_mask", "pointwise", "relabel_axes", "separable_margins",
+           "shape_generic", "window_margins"]
 
 Array = jax.Array
 
@@ -74,6 +75,12 @@ BUCKETS: tuple[int, ...] = (23104, 81920, 184320, 368640, 737280, 1474560,
 #: (interpolation at listed coordinates): a short list is not padded to
 #: the length of a canvas.
 SHORT_LISTS: tuple[int, ...] = (1024, 4096)
+
+#: Lengths of the arrays a kernel only gathers from (an image interpolated
+#: at listed points).  A gather costs the same whatever the length of its
+#: source, so these are few and far apart, and end at the last of
+#: `BUCKETS`: longer sources keep their own shape.
+SOURCE_LENGTHS: tuple[int, ...] = (2**16, 2**20, BUCKETS[-1])
 
 #: The ratio between consecutive canvas lengths beyond `BUCKETS`.
 _GROWTH = 1.25
@@ -590,6 +597,17 @@ def flat_bucket(values: np.ndarray) -> np.ndarray:
     buffer = aligned_empty(list_length(values.size), values.dtype)
     buffer[:values.size] = values
     buffer[values.size:] = 0
+    return buffer
+
+
+def gather_source(values: np.ndarray) -> np.ndarray:
+    """A 1-D array at the start of a buffer of one of `SOURCE_LENGTHS`
+    (``values.size`` at most the last), for kernels that read it only at
+    positions below ``values.size``: the rest of the buffer is not
+    written."""
+    length = next(n for n in SOURCE_LENGTHS if n >= values.size)
+    buffer = aligned_empty(length, values.dtype)
+    buffer[:values.size] = values
     return buffer
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import KernelCache, cached_jit
-from jaxndimage._canvas import BUCKETS, concrete_on_cpu, flat_bucket, list_length
+from jaxndimage._canvas import BUCKETS, concrete_on_cpu, gather_source, list_length
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, host_only, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
@@ -447,9 +447,10 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     """Interpolate ``c`` at ``coordinates`` (one row per axis).
 
     Concrete CPU arrays whose axes all hold more than ``order + 2`` samples
-    are interpolated shape-generically: ``c`` flattened and the points
-    listed, each padded to a bucket length (:mod:`jaxndimage._canvas`), so
-    a new shape compiles nothing.
+    are interpolated shape-generically: ``c`` flattened into a buffer of a
+    source length (:func:`_canvas.gather_source`) and the points listed in
+    one of a list length (:func:`_canvas.list_length`), so a new shape
+    compiles nothing.
     """
     static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
                   out_dtype=out_dtype)
@@ -460,7 +461,7 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
         return _points_exact(c, coordinates, cval, **static)
     out_shape = coordinates.shape[1:]
     count = math.prod(out_shape)
-    flat_c = flat_bucket(np.asarray(c).reshape(-1))
+    flat_c = gather_source(np.asarray(c).reshape(-1))
     points = np.asarray(coordinates).reshape(c.ndim, count)
     flat_points = np.zeros((c.ndim, list_length(count)), points.dtype)
     flat_points[:, :count] = points

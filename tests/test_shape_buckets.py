@@ -167,6 +167,32 @@ def test_point_lists_are_padded_to_the_shortest_length_that_holds_them():
                                   sn.zoom(x, 0.5, order=1))
 
 
+def test_interpolation_reads_its_source_only_within_the_values(monkeypatch):
+    """The points kernel gathers from a buffer of a source length whose
+    tail is never written: filled with NaN here, it must not show."""
+    empty = _canvas.aligned_empty
+
+    def nan_filled(size, dtype):
+        buffer = empty(size, dtype)
+        buffer.fill(np.nan if np.dtype(dtype).kind == "f" else 0)
+        return buffer
+
+    monkeypatch.setattr(_canvas, "aligned_empty", nan_filled)
+    rng = np.random.default_rng(8)
+    x = rng.random((20, 31))
+    points = rng.uniform(-3, 34, (2, 500))
+    for order in (1, 3):
+        for mode in ("mirror", "wrap", "grid-constant"):
+            np.testing.assert_allclose(
+                jn.map_coordinates(x, points, order=order, mode=mode,
+                                   cval=0.5),
+                sn.map_coordinates(x, points, order=order, mode=mode,
+                                   cval=0.5), rtol=0, atol=1e-12)
+    image = x.astype(np.float32)
+    np.testing.assert_array_equal(jn.zoom(image, 1.7, order=1),
+                                  sn.zoom(image, 1.7, order=1))
+
+
 @pytest.mark.parametrize("mode", ["reflect", "constant", "nearest",
                                   "mirror", "wrap"])
 @pytest.mark.parametrize("shape", [(3, 2000), (2000, 3), (5, 6, 7), (1, 1),
