@@ -358,12 +358,13 @@ def _layout(shape: tuple[int, ...], margins: Margins,
         # later axes, the array only.
         n = shape[axis]
         index = [slice(None)] * axis + list(core[axis:])
-        source = lo[axis] + extend_indices(
-            np.arange(-lo[axis], n + hi[axis]), n, mode)
-        for part in (slice(0, lo[axis]), slice(lo[axis] + n, None)):
+        for part, positions in ((slice(0, lo[axis]), np.arange(-lo[axis], 0)),
+                                (slice(lo[axis] + n, None),
+                                 np.arange(n, n + hi[axis]))):
             index[axis] = part
             select = list(index)
-            select[axis] = source[part]
+            select[axis] = _as_slice(lo[axis] + extend_indices(positions, n,
+                                                               mode))
             fills.append((tuple(index), tuple(select)))
     vectors = [np.array([v[a] for a in order], np.int32)
                for v in (strides, extents, lo, shape)]
@@ -371,6 +372,19 @@ def _layout(shape: tuple[int, ...], margins: Margins,
         vector.flags.writeable = False  # shared by every call of the shape
     return _Layout(length, reach_of(length) * margins.steps, size, extents,
                    core, tuple(fills), order, Geometry(*vectors))
+
+
+def _as_slice(indices: np.ndarray) -> slice | np.ndarray:
+    """``indices`` as the slice that selects them, where they step by +1
+    or -1 (numpy copies a slice faster than it gathers); else as they
+    are."""
+    steps = np.diff(indices)
+    if indices.size == 1 or (steps.size and np.all(steps == steps[0])
+                             and abs(int(steps[0])) == 1):
+        step = int(steps[0]) if steps.size else 1
+        stop = int(indices[-1]) + step
+        return slice(int(indices[0]), None if stop < 0 else stop, step)
+    return indices
 
 
 def build_canvas(x: np.ndarray, margins: Margins,
