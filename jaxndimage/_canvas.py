@@ -53,11 +53,11 @@ from jaxndimage._cache import KernelCache, argument_types
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
 
-__all__ = ["BUCKETS", "SHORT_LISTS", "SOURCE_LENGTHS", "ExactGrid",
-           "FlatGrid", "Margins", "bucket_length", "canvas_mode",
-           "concrete_on_cpu", "flat_bucket", "gather_source", "list_length",
-           "nonzero_mask", "pointwise", "relabel_axes", "separable_margins",
-           "shape_generic", "window_margins"]
+__all__ = ["BUCKETS", "SHORT_LISTS", "SOURCE_LENGTHS", "TILE_LENGTH",
+           "ExactGrid", "FlatGrid", "Margins", "bands", "bucket_length",
+           "canvas_mode", "concrete_on_cpu", "flat_bucket", "gather_source",
+           "list_length", "nonzero_mask", "pointwise", "relabel_axes",
+           "separable_margins", "shape_generic", "window_margins"]
 
 Array = jax.Array
 
@@ -81,6 +81,11 @@ SHORT_LISTS: tuple[int, ...] = (1024, 4096)
 #: source, so these are few and far apart, and end at the last of
 #: `BUCKETS`: longer sources keep their own shape.
 SOURCE_LENGTHS: tuple[int, ...] = (2**16, 2**20, BUCKETS[-1])
+
+#: The canvas length of a band: an array that would need a longer canvas
+#: runs in bands of rows on canvases of this length (:func:`bands`), so
+#: that larger arrays compile no program of their own.
+TILE_LENGTH = BUCKETS[4]
 
 #: The ratio between consecutive canvas lengths beyond `BUCKETS`.
 _GROWTH = 1.25
@@ -321,9 +326,14 @@ def separable_margins(ndim: int, axes: Sequence[int], sizes: Sequence[int],
 
 
 class _Layout(NamedTuple):
-    """Where an array of one shape lies in its canvas (see
-    :func:`build_canvas`); ``fills`` are the (destination, source) index
-    pairs that extend the block by its margins, axis by axis.
+    """Where an array of one shape, or a band of its rows, lies in its
+    canvas (see :func:`build_canvas`).
+
+    ``rows`` are the (block rows, array rows) pairs that copy the band and
+    its margins along axis 0 from the array; ``fills`` the (destination,
+    source) index pairs that then extend the block along the other axes.
+    ``core`` is where the band lies in the block, ``inside`` where the
+    array does (the margins outside it are the modes' to fill).
     ``geometry`` is what the kernel reads: the axes in ``order``."""
 
     length: int
@@ -331,24 +341,50 @@ class _Layout(NamedTuple):
     size: int
     extents: tuple[int, ...]
     core: tuple[slice, ...]
+    inside: tuple[slice, ...]
+    rows: tuple[tuple[slice, Any], ...]
     fills: tuple[tuple[tuple, tuple], ...]
     order: tuple[int, ...]
     geometry: Geometry
 
 
+def _reach(extents: Sequence[int], margins: Margins) -> int:
+    """How far, in flat positions, a kernel reads from a point of a block
+    of ``extents``."""
+    return sum(max(a, b) * math.prod(extents[axis + 1:])
+               for axis, (a, b) in enumerate(zip(margins.lo, margins.hi)))
+
+
 @functools.lru_cache(maxsize=256)
-def _layout(shape: tuple[int, ...], margins: Margins,
-            order: tuple[int, ...]) -> _Layout:
+def _layout(shape: tuple[int, ...], margins: Margins, order: tuple[int, ...],
+            band: tuple[int, int] | None = None) -> _Layout:
     lo, hi = margins.lo, margins.hi
     ndim = len(shape)
-    extents = tuple(n + a + b for n, a, b in zip(shape, lo, hi))
+    first, last = band or (0, shape[0])
+    extents = (last - first + lo[0] + hi[0],) + tuple(
+        n + a + b for n, a, b in zip(shape[1:], lo[1:], hi[1:]))
     strides = [math.prod(extents[a + 1:]) for a in range(ndim)]
     size = math.prod(extents)
-    length = bucket_length(size, sum(max(a, b) * s for a, b, s in
-                                     zip(lo, hi, strides)))
-    core = tuple(slice(a, a + n) for a, n in zip(lo, shape))
+    length = (TILE_LENGTH if band else
+              bucket_length(size, _reach(extents, margins)))
+    core = (slice(lo[0], lo[0] + last - first),) + tuple(
+        slice(a, a + n) for a, n in zip(lo[1:], shape[1:]))
+    # Block row k holds array row `top + k`: the band's rows, and along
+    # axis 0 its margins, are copied from the array (they are rows of the
+    # array but at its edges, where the mode maps them).
+    top, height = first - lo[0], shape[0]
+    inside = (slice(max(0, -top), min(height, last + hi[0]) - top),) + core[1:]
+    rows = [(inside[0], slice(top + inside[0].start, top + inside[0].stop))]
+    if FILTER_EXTENSION[margins.modes[0]] != "constant":
+        for part in (slice(0, inside[0].start),
+                     slice(inside[0].stop, extents[0])):
+            if part.stop > part.start:
+                positions = np.arange(top + part.start, top + part.stop)
+                rows.append((part, _as_slice(extend_indices(
+                    positions, height, margins.modes[0]))))
     fills = []
-    for axis, mode in enumerate(margins.modes):
+    for axis in range(1, ndim):
+        mode = margins.modes[axis]
         if not (lo[axis] or hi[axis]):
             continue
         if FILTER_EXTENSION[mode] == "constant":
@@ -366,12 +402,35 @@ def _layout(shape: tuple[int, ...], margins: Margins,
             select[axis] = _as_slice(lo[axis] + extend_indices(positions, n,
                                                                mode))
             fills.append((tuple(index), tuple(select)))
+    band_shape = (last - first,) + shape[1:]
     vectors = [np.array([v[a] for a in order], np.int32)
-               for v in (strides, extents, lo, shape)]
+               for v in (strides, extents, lo, band_shape)]
     for vector in vectors:
         vector.flags.writeable = False  # shared by every call of the shape
     return _Layout(length, reach_of(length) * margins.steps, size, extents,
-                   core, tuple(fills), order, Geometry(*vectors))
+                   core, inside, tuple(rows), tuple(fills), order,
+                   Geometry(*vectors))
+
+
+def bands(shape: tuple[int, ...], margins: Margins
+          ) -> tuple[tuple[int, int], ...] | None:
+    """The bands of rows (along axis 0) in which an array of ``shape``
+    runs, each on a canvas of `TILE_LENGTH`; None for an array that runs
+    whole, on a canvas of its own bucket length: one that fits the tile,
+    or whose rows, with their margins, do not."""
+    extents = tuple(n + a + b for n, a, b in zip(shape, margins.lo,
+                                                 margins.hi))
+    reach = _reach(extents, margins)
+    if (bucket_length(math.prod(extents), reach) <= TILE_LENGTH
+            or reach_of(TILE_LENGTH) < reach):
+        return None
+    rows = (TILE_LENGTH // math.prod(extents[1:]) - margins.lo[0]
+            - margins.hi[0])
+    if rows < 1:
+        return None
+    step = -(-shape[0] // -(-shape[0] // rows))  # equal bands of <= rows
+    return tuple((r, min(r + step, shape[0]))
+                 for r in range(0, shape[0], step))
 
 
 def _as_slice(indices: np.ndarray) -> slice | np.ndarray:
@@ -388,24 +447,26 @@ def _as_slice(indices: np.ndarray) -> slice | np.ndarray:
 
 
 def build_canvas(x: np.ndarray, margins: Margins,
-                 order: tuple[int, ...] | None = None
+                 order: tuple[int, ...] | None = None,
+                 band: tuple[int, int] | None = None
                  ) -> tuple[np.ndarray, Geometry, _Layout]:
-    """``x`` extended by ``margins`` in a canvas of a bucket length, stored
-    with a margin of one reach per step on both sides (see
-    :class:`FlatGrid`).
+    """``x``, or the ``band`` of its rows along axis 0 (see :func:`bands`),
+    extended by ``margins`` in a canvas of a bucket length, stored with a
+    margin of one reach per step on both sides (see :class:`FlatGrid`).
 
     Returns the stored canvas, the geometry a kernel reads, in which axis
     ``i`` is axis ``order[i]`` of ``x`` (``order`` defaults to the axes in
-    turn), and the layout (:func:`crop` takes the values of ``x`` back
-    from a result).
+    turn), and the layout (:func:`_crop` takes the values of the band
+    back from a result).
     """
     if order is None:
         order = tuple(range(x.ndim))
-    layout = _layout(x.shape, margins, order)
+    layout = _layout(x.shape, margins, order, band)
     stored = aligned_empty(layout.length + 2 * layout.margin, x.dtype)
     block = stored[layout.margin:layout.margin + layout.size].reshape(
         layout.extents)
-    block[layout.core] = x
+    for destination, source in layout.rows:
+        block[(destination,) + layout.core[1:]] = x[source]
     for index, select in layout.fills:
         block[index] = block[select]
     geometry = layout.geometry
@@ -428,7 +489,7 @@ def _outside(layout: _Layout, size: int) -> np.ndarray:
     block = code[layout.margin:layout.margin + layout.size].reshape(
         layout.extents)
     for label, axis in enumerate(layout.order):
-        inner = layout.core[axis]
+        inner = layout.inside[axis]
         bit = code.dtype.type(1 << label)
         before = (slice(None),) * axis + (slice(0, inner.start),)
         after = (slice(None),) * axis + (slice(inner.stop, None),)
@@ -484,21 +545,57 @@ def nonzero_mask(x: Any) -> Any:
 class _CanvasProgram(NamedTuple):
     """What the calls of a canvas kernel on one shape, dtype and
     configuration share: the kernel's margins, the order of the axes it
-    reads (:func:`relabel_axes`) and its compiled program."""
+    reads (:func:`relabel_axes`), the bands of rows it runs in
+    (:func:`bands`) and its compiled program."""
 
     margins: Margins
     order: tuple[int, ...] | None
+    bands: tuple[tuple[int, int], ...] | None
     executable: Any
 
 
 _MAX_PROGRAMS = 1024  # per kernel; the table is emptied when it is full
 
 
-def _crop(result: Any, layout: _Layout, x: Any) -> Any:
-    """The values of the array ``x`` in a canvas ``result``, as a C array
-    of ``x``'s kind (numpy, or a JAX array for JAX input)."""
+def _crop(result: Any, layout: _Layout) -> np.ndarray:
+    """The values of the band of a canvas ``result`` (a view)."""
     block = np.asarray(result)[:layout.size]
-    values = np.ascontiguousarray(block.reshape(layout.extents)[layout.core])
+    return block.reshape(layout.extents)[layout.core]
+
+
+def _place(values: np.ndarray | None, shape: tuple[int, ...], result: Any,
+           layout: _Layout, band: tuple[int, int]) -> np.ndarray:
+    """``values`` (allocated on the first band) with ``band``'s rows read
+    from its canvas ``result``."""
+    part = _crop(result, layout)
+    if values is None:
+        values = np.empty(shape, part.dtype)
+    values[band[0]:band[1]] = part
+    return values
+
+
+def _on_canvases(run: Callable[[np.ndarray, Geometry, _Layout], Any],
+                 x: Any, margins: Margins, order: tuple[int, ...] | None,
+                 row_bands: tuple[tuple[int, int], ...] | None) -> Any:
+    """``run(stored, geometry, layout)`` on the canvas of ``x``, or on
+    those of its bands of rows, each dispatched before the previous one is
+    read back; the result as a C array of ``x``'s kind (numpy, or a JAX
+    array for JAX input)."""
+    host = np.asarray(x)
+    if row_bands is None:
+        stored, geometry, layout = build_canvas(host, margins, order)
+        values = np.ascontiguousarray(_crop(run(stored, geometry, layout),
+                                            layout))
+    else:
+        values = pending = None
+        for band in row_bands:
+            stored, geometry, layout = build_canvas(host, margins, order,
+                                                    band)
+            dispatched = (run(stored, geometry, layout), layout, band)
+            if pending is not None:
+                values = _place(values, host.shape, *pending)
+            pending = dispatched
+        values = _place(values, host.shape, *pending)
     return jax.device_put(values) if isinstance(x, jax.Array) else values
 
 
@@ -581,24 +678,36 @@ def shape_generic(static_argnames: tuple[str, ...],
                    jax.dtypes.canonicalize_dtype(np.float64))
             program = programs.get(key)
             if program is not None and not jax.config.jax_disable_jit:
-                stored, geometry, layout = build_canvas(
-                    host, program.margins, program.order)
-                return _crop(program.executable(stored, geometry, *arrays),
-                             layout, x)
+                return _on_canvases(
+                    lambda stored, geometry, _: program.executable(
+                        stored, geometry, *arrays),
+                    x, program.margins, program.order, program.bands)
             reads = margins(x.ndim, **static)
             if max(reads.lo + reads.hi) > WIDEST_MARGIN:
                 return exact(x, *arrays, **static)
             static, order = canvas_static(static, x.ndim)
-            stored, geometry, layout = build_canvas(host, reads, order)
+            row_bands = bands(host.shape, reads)
             if jax.config.jax_disable_jit:
-                return _crop(flat(stored, geometry, *arrays,
-                                  length=layout.length, **static), layout, x)
+                return _on_canvases(
+                    lambda stored, geometry, layout: flat(
+                        stored, geometry, *arrays, length=layout.length,
+                        **static),
+                    x, reads, order, row_bands)
+            compiled = []
+
+            def run(stored, geometry, layout):
+                if not compiled:  # the same program for every band
+                    compiled.append(flat.executable(
+                        stored, geometry, *arrays, length=layout.length,
+                        **static))
+                return compiled[0](stored, geometry, *arrays)
+
+            result = _on_canvases(run, x, reads, order, row_bands)
             if len(programs) >= _MAX_PROGRAMS:
                 programs.clear()
-            executable = flat.executable(stored, geometry, *arrays,
-                                         length=layout.length, **static)
-            programs[key] = _CanvasProgram(reads, order, executable)
-            return _crop(executable(stored, geometry, *arrays), layout, x)
+            programs[key] = _CanvasProgram(reads, order, row_bands,
+                                           compiled[0])
+            return result
 
         return call
 

@@ -11,7 +11,7 @@ import pytest
 import scipy.ndimage as sn
 
 import jaxndimage as jn
-from jaxndimage import _canvas
+from jaxndimage import _cache, _canvas
 
 _COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 _compiles = [0]
@@ -97,6 +97,27 @@ def test_modes_the_host_extends_share_a_program():
     with counting_compilations() as counted:
         jn.median_filter(image, 3, mode="constant")
     assert counted[0] == 1
+
+
+@pytest.mark.parametrize("mode", ["reflect", "constant", "wrap"])
+def test_arrays_beyond_the_tile_run_in_bands_of_one_program(mode):
+    """An array that needs a canvas longer than the tile runs in bands of
+    rows, each on a canvas of the tile's length: one program for every
+    larger size, and SciPy's result across the seams between bands."""
+    rng = np.random.default_rng(9)
+    shapes = [(1100, 900), (2000, 800), (5000, 180), (900_000,)]
+    for shape in shapes:
+        margins = _canvas.Margins((1,) * len(shape), (1,) * len(shape),
+                                  (mode,) * len(shape), 2)
+        assert len(_canvas.bands(shape, margins)) > 1
+    images = [rng.random(shape).astype(np.float32) for shape in shapes]
+    # Programs compiled or loaded from the disk cache.
+    start = _cache.stats["compiled"] + _cache.stats["loaded"]
+    for image in images:
+        np.testing.assert_array_equal(jn.sobel(image, mode=mode),
+                                      sn.sobel(image, mode=mode))
+    programs = _cache.stats["compiled"] + _cache.stats["loaded"] - start
+    assert programs <= 2, f"{programs} programs (2-D and 1-D)"
 
 
 def test_binary_morphology_compiles_per_bucket_not_per_shape():
