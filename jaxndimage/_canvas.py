@@ -672,8 +672,7 @@ def shape_generic(static_argnames: tuple[str, ...],
                     isinstance(leaf, jax.core.Tracer)
                     for leaf in jax.tree.leaves(arrays))):
                 return exact(x, *arrays, **static)
-            host = np.asarray(x)
-            key = (host.shape, host.dtype, tuple(static.items()),
+            key = (x.shape, np.dtype(x.dtype), tuple(static.items()),
                    argument_types(arrays),
                    jax.dtypes.canonicalize_dtype(np.float64))
             program = programs.get(key)
@@ -686,7 +685,7 @@ def shape_generic(static_argnames: tuple[str, ...],
             if max(reads.lo + reads.hi) > WIDEST_MARGIN:
                 return exact(x, *arrays, **static)
             static, order = canvas_static(static, x.ndim)
-            row_bands = bands(host.shape, reads)
+            row_bands = bands(x.shape, reads)
             if jax.config.jax_disable_jit:
                 return _on_canvases(
                     lambda stored, geometry, layout: flat(

@@ -415,7 +415,7 @@ def _window_steps(size: int) -> int:
 
 def _uniform_margins(ndim, *, axes, sizes, origins, modes, **_) -> Margins:
     return separable_margins(ndim, axes, sizes, origins, modes,
-                              sum(_window_steps(n) for n in sizes))
+                             sum(_window_steps(n) for n in sizes))
 
 
 @shape_generic(("axes", "sizes", "origins", "modes", "out_dtype", "compute"),
