@@ -52,11 +52,20 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["KernelCache", "cache_dir", "cache_enabled", "cached_jit", "stats"]
+__all__ = ["LOOP_EMITTERS", "KernelCache", "cache_dir", "cache_enabled",
+           "cached_jit", "stats"]
 
 #: Counters of this process: programs compiled, loaded from disk, stored
 #: on disk, failures.
 stats: dict[str, int] = {"compiled": 0, "loaded": 0, "stored": 0, "errors": 0}
+
+#: CPU compiler options for XLA's loop emitters in place of its fusion
+#: emitters.  The programs compute the same values; for the window kernels
+#: and the gathers of interpolation they compile in less time and run as
+#: fast or faster (the doubling windows of ``maximum_filter`` about five
+#: times faster; ``benchmarks/bench_rank.py``), while the rank and the
+#: segment-reduction kernels run slower with them.
+LOOP_EMITTERS: dict[str, Any] = {"xla_cpu_use_fusion_emitters": False}
 
 
 def cache_dir() -> Path:

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import jax
@@ -49,7 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxndimage._cache import KernelCache, argument_types
+from jaxndimage._cache import LOOP_EMITTERS, KernelCache, argument_types
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
 
@@ -114,6 +114,7 @@ def list_length(count: int) -> int:
     `SHORT_LISTS` that holds them, else :func:`bucket_length`."""
     return next((n for n in SHORT_LISTS if n >= count), None) or bucket_length(
         count)
+
 
 
 # --------------------------------------------------------------------------
@@ -602,7 +603,8 @@ def _on_canvases(run: Callable[[np.ndarray, Geometry, _Layout], Any],
 def shape_generic(static_argnames: tuple[str, ...],
                   margins: Callable[..., Margins], *,
                   pass_axes: str | None = None,
-                  mode_args: tuple[str, ...] = ()
+                  mode_args: tuple[str, ...] = (),
+                  cpu_compiler_options: Mapping[str, Any] = LOOP_EMITTERS
                   ) -> Callable[[Callable], Callable]:
     """``jax.jit`` for a window kernel, compiled per bucket, not per shape.
 
@@ -629,6 +631,10 @@ def shape_generic(static_argnames: tuple[str, ...],
       the grid.  On a canvas the host extends the margins by every mode
       but the constant ones, so the kernel is given those modes as
       ``"reflect"`` (:func:`canvas_mode`).
+
+    ``cpu_compiler_options`` are the XLA options the canvas programs
+    compile with on a CPU (:class:`~jaxndimage._cache.KernelCache`); by
+    default XLA's loop emitters.
     """
 
     def decorate(kernel: Callable) -> Callable:
@@ -646,7 +652,8 @@ def shape_generic(static_argnames: tuple[str, ...],
         on_canvas.__name__ = f"{kernel.__name__}_on_canvas"
         on_canvas.__qualname__ = f"{kernel.__qualname__}.on_canvas"
         flat = KernelCache(jax.jit(
-            on_canvas, static_argnames=static_argnames + ("length",)))
+            on_canvas, static_argnames=static_argnames + ("length",)),
+            cpu_compiler_options=cpu_compiler_options)
 
         def canvas_static(static: dict, ndim: int
                           ) -> tuple[dict, tuple[int, ...] | None]:

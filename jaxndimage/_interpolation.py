@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxndimage._cache import KernelCache, cached_jit
+from jaxndimage._cache import LOOP_EMITTERS, KernelCache, cached_jit
 from jaxndimage._canvas import BUCKETS, concrete_on_cpu, gather_source, list_length
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, host_only, ndimage_function, to_jax
@@ -398,14 +398,9 @@ def _points_flat(c: Array, coordinates: Array, cval: Any, sizes: Array,
         coordinates.shape[0])], **static)
 
 
-#: The bucketed points kernel compiles with XLA's loop emitters instead of
-#: its CPU fusion emitters, which compile its gathers more slowly and to
-#: slower code (``benchmarks/bench_interpolation.py``, ``bench_pipeline.py``).
-_POINTS_CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
-
 _points_bucketed = KernelCache(
     jax.jit(_points_flat, static_argnames=_POINTS_STATIC),
-    cpu_compiler_options=_POINTS_CPU_OPTIONS)
+    cpu_compiler_options=LOOP_EMITTERS)
 
 
 #: From this many output points on, a zoom whose spline prefilter compiles
