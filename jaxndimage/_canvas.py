@@ -53,10 +53,10 @@ from jaxndimage._cache import LOOP_EMITTERS, KernelCache, argument_types
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
 
-__all__ = ["BUCKETS", "SHORT_LISTS", "SOURCE_LENGTHS", "TILE_LENGTH",
+__all__ = ["BUCKETS", "LIST_CHUNK", "SHORT_LISTS", "SOURCE_LENGTHS", "TILE_LENGTH",
            "ExactGrid", "FlatGrid", "Margins", "bands", "bucket_length",
            "canvas_mode", "concrete_on_cpu", "flat_bucket", "gather_source",
-           "list_length", "nonzero_mask", "pointwise", "relabel_axes",
+           "list_chunks", "list_length", "nonzero_mask", "pointwise", "relabel_axes",
            "separable_margins", "shape_generic", "window_margins"]
 
 Array = jax.Array
@@ -75,6 +75,11 @@ BUCKETS: tuple[int, ...] = (23104, 81920, 184320, 368640, 737280, 1474560,
 #: (interpolation at listed coordinates): a short list is not padded to
 #: the length of a canvas.
 SHORT_LISTS: tuple[int, ...] = (1024, 4096)
+
+#: The longest list of points one program call interpolates: a longer list
+#: runs in chunks of this length through one program, so lists of any
+#: length compile at most one program beyond the shorter lengths.
+LIST_CHUNK: int = BUCKETS[1]
 
 #: Lengths of the arrays a kernel only gathers from (an image interpolated
 #: at listed points).  A gather costs the same whatever the length of its
@@ -115,6 +120,14 @@ def list_length(count: int) -> int:
     return next((n for n in SHORT_LISTS if n >= count), None) or bucket_length(
         count)
 
+
+def list_chunks(count: int) -> tuple[int, int]:
+    """The length and the number of the chunks a list of ``count`` points
+    is interpolated in: one list of :func:`list_length` up to
+    `LIST_CHUNK` points, else chunks of `LIST_CHUNK`."""
+    if count <= LIST_CHUNK:
+        return list_length(count), 1
+    return LIST_CHUNK, -(-count // LIST_CHUNK)
 
 
 # --------------------------------------------------------------------------

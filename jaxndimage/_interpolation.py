@@ -33,7 +33,7 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import LOOP_EMITTERS, KernelCache, cached_jit
-from jaxndimage._canvas import BUCKETS, concrete_on_cpu, gather_source, list_length
+from jaxndimage._canvas import BUCKETS, concrete_on_cpu, gather_source, list_chunks
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, host_only, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
@@ -444,7 +444,7 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     Concrete CPU arrays whose axes all hold more than ``order + 2`` samples
     are interpolated shape-generically: ``c`` flattened into a buffer of a
     source length (:func:`_canvas.gather_source`) and the points listed in
-    one of a list length (:func:`_canvas.list_length`), so a new shape
+    lists of a list length (:func:`_canvas.list_chunks`), so a new shape
     compiles nothing.
     """
     static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
@@ -458,11 +458,17 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     count = math.prod(out_shape)
     flat_c = gather_source(np.asarray(c).reshape(-1))
     points = np.asarray(coordinates).reshape(c.ndim, count)
-    flat_points = np.zeros((c.ndim, list_length(count)), points.dtype)
+    length, chunks = list_chunks(count)
+    flat_points = np.zeros((c.ndim, length * chunks), points.dtype)
     flat_points[:, :count] = points
     sizes = np.array(c.shape, np.int32)
-    values = _points_bucketed(flat_c, flat_points, cval, sizes, **static)
-    values = np.asarray(values)[:count].reshape(out_shape)
+    flat_c = jax.device_put(flat_c)
+    # Every chunk is dispatched before the first is read back.
+    values = [_points_bucketed(flat_c, flat_points[:, k:k + length], cval,
+                               sizes, **static)
+              for k in range(0, length * chunks, length)]
+    values = np.concatenate([np.asarray(v) for v in values])
+    values = values[:count].reshape(out_shape)
     return values if isinstance(c, np.ndarray) else jax.device_put(values)
 
 

@@ -217,6 +217,28 @@ def test_interpolation_reads_its_source_only_within_the_values(monkeypatch):
                                   sn.zoom(image, 1.7, order=1))
 
 
+def test_long_point_lists_run_in_chunks_of_one_program():
+    """A list of more than `LIST_CHUNK` points runs in chunks through one
+    program, whatever its length, with SciPy's values in every chunk (the
+    last one partly filled)."""
+    from jaxndimage._interpolation import _points_bucketed
+
+    rng = np.random.default_rng(9)
+    x = rng.random((300, 280))
+    programs = []
+    for count in (_canvas.LIST_CHUNK + 1, 2 * _canvas.LIST_CHUNK + 17,
+                  3 * _canvas.LIST_CHUNK):
+        points = rng.uniform(-3, 303, (2, count))
+        np.testing.assert_allclose(
+            jn.map_coordinates(x, points, order=1, mode="mirror"),
+            sn.map_coordinates(x, points, order=1, mode="mirror"),
+            rtol=0, atol=1e-12)
+        programs.append(set(_points_bucketed.memory))
+    assert programs[0] == programs[1] == programs[2]
+    assert _canvas.list_chunks(_canvas.LIST_CHUNK) == (_canvas.LIST_CHUNK, 1)
+    assert _canvas.list_chunks(1000) == (1024, 1)
+
+
 @pytest.mark.parametrize("mode", ["reflect", "constant", "nearest",
                                   "mirror", "wrap"])
 @pytest.mark.parametrize("shape", [(3, 2000), (2000, 3), (5, 6, 7), (1, 1),
