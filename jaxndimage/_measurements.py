@@ -880,6 +880,9 @@ def _label(input, structure=None, output=None):
     if input.size == 0:
         return (jnp.zeros(input.shape, dtype),
                 jnp.zeros((), index_dtype))
+    if input.dtype == np.float16:  # SciPy's labelling loop has no float16
+        raise TypeError("input: float16 is not supported (No matching "
+                        "signature found)")
     labels, count = _label_runs(input, _backward_offsets(structure),
                                 index_dtype)
     if not _is_traced(count) and int(count) > _max_exact(dtype):

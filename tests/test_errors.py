@@ -42,6 +42,7 @@ CASES = [
     ("prewitt", (IMAGE,), {"mode": ("wrap", "bogus")}, "mode"),
     ("laplace", (IMAGE,), {"axes": (3,)}, "axes"),
     ("gaussian_filter", (np.ones(4, np.float16), 1.0), {}, "input"),
+    ("label", (np.eye(4, dtype=np.float16),), {}, "input"),
 ]
 
 
