@@ -379,8 +379,8 @@ def _layout(shape: tuple[int, ...], margins: Margins, order: tuple[int, ...],
         n + a + b for n, a, b in zip(shape[1:], lo[1:], hi[1:]))
     strides = [math.prod(extents[a + 1:]) for a in range(ndim)]
     size = math.prod(extents)
-    length = (TILE_LENGTH if band else
-              bucket_length(size, _reach(extents, margins)))
+    reach = _reach(extents, margins)
+    length = (band_length(reach) if band else bucket_length(size, reach))
     core = (slice(lo[0], lo[0] + last - first),) + tuple(
         slice(a, a + n) for a, n in zip(lo[1:], shape[1:]))
     # Block row k holds array row `top + k`: the band's rows, and along
@@ -426,19 +426,26 @@ def _layout(shape: tuple[int, ...], margins: Margins, order: tuple[int, ...],
                    Geometry(*vectors))
 
 
+def band_length(reach: int) -> int:
+    """The canvas length of a band whose kernel reads up to ``reach`` flat
+    positions: `TILE_LENGTH`, or the first longer bucket that reaches as
+    far."""
+    return bucket_length(TILE_LENGTH, reach)
+
+
 def bands(shape: tuple[int, ...], margins: Margins
           ) -> tuple[tuple[int, int], ...] | None:
     """The bands of rows (along axis 0) in which an array of ``shape``
-    runs, each on a canvas of `TILE_LENGTH`; None for an array that runs
-    whole, on a canvas of its own bucket length: one that fits the tile,
-    or whose rows, with their margins, do not."""
+    runs, each on a canvas of :func:`band_length`; None for an array that
+    runs whole, on a canvas of its own bucket length: one that fits a
+    band's canvas, or whose rows, with their margins, do not."""
     extents = tuple(n + a + b for n, a, b in zip(shape, margins.lo,
                                                  margins.hi))
     reach = _reach(extents, margins)
-    if (bucket_length(math.prod(extents), reach) <= TILE_LENGTH
-            or reach_of(TILE_LENGTH) < reach):
+    tile = band_length(reach)
+    if bucket_length(math.prod(extents), reach) <= tile:
         return None
-    rows = (TILE_LENGTH // math.prod(extents[1:]) - margins.lo[0]
+    rows = (tile // math.prod(extents[1:]) - margins.lo[0]
             - margins.hi[0])
     if rows < 1:
         return None

@@ -123,6 +123,27 @@ def test_arrays_beyond_the_tile_run_in_bands_of_one_program(mode):
     assert programs <= 2, f"{programs} programs (2-D and 1-D)"
 
 
+def test_wide_kernels_run_in_bands_on_a_longer_canvas():
+    """A kernel that reads further than the tile's reach runs its bands on
+    the first longer bucket that reaches as far: one program for every
+    larger size, SciPy's result across the seams."""
+    rng = np.random.default_rng(10)
+    shapes = [(1500, 1500), (2100, 1400)]
+    margins = _canvas.Margins((32, 32), (32, 32), ("reflect",) * 2, 2)
+    reach = 32 * (1400 + 64)
+    assert _canvas.reach_of(_canvas.TILE_LENGTH) < reach
+    assert _canvas.band_length(reach) > _canvas.TILE_LENGTH
+    start = _cache.stats["compiled"] + _cache.stats["loaded"]
+    for shape in shapes:
+        assert len(_canvas.bands(shape, margins)) > 1
+        image = rng.random(shape)
+        np.testing.assert_allclose(jn.gaussian_filter(image, 8.0),
+                                   sn.gaussian_filter(image, 8.0),
+                                   rtol=1e-12, atol=1e-15)
+    programs = _cache.stats["compiled"] + _cache.stats["loaded"] - start
+    assert programs <= 1, f"{programs} programs for two sizes"
+
+
 def test_binary_morphology_compiles_per_bucket_not_per_shape():
     shapes = _shapes(30, 16, 1024, 2, seed=5)
     with counting_compilations() as counted:
