@@ -39,21 +39,24 @@ is created private to the user.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import hashlib
 import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import jax
 import numpy as np
 
-__all__ = ["LOOP_EMITTERS", "KernelCache", "cache_dir", "cache_enabled",
-           "cached_jit", "stats"]
+__all__ = ["LOOP_EMITTERS", "KernelCache", "KernelRefused", "cache_dir",
+           "cache_enabled", "cached_jit", "checking_arguments",
+           "kernel_entry", "stats"]
 
 #: Counters of this process: programs compiled, loaded from disk, stored
 #: on disk, failures.
@@ -231,6 +234,33 @@ def _store(path: Path, compiled: Any) -> None:
         stats["errors"] += 1
 
 
+class KernelRefused(BaseException):
+    """Raised at the entry of the first kernel a call reaches inside
+    :func:`checking_arguments`.  A BaseException, so that no ``except
+    Exception`` on the way catches it."""
+
+
+_checking_arguments = contextvars.ContextVar("checking_arguments",
+                                             default=False)
+
+
+@contextlib.contextmanager
+def checking_arguments() -> Iterator[None]:
+    """Within the block a call stops at the entry of its first kernel
+    (:class:`KernelRefused`): it checks its arguments and runs nothing."""
+    token = _checking_arguments.set(True)
+    try:
+        yield
+    finally:
+        _checking_arguments.reset(token)
+
+
+def kernel_entry() -> None:
+    """Called where a kernel is about to run (see `checking_arguments`)."""
+    if _checking_arguments.get():
+        raise KernelRefused
+
+
 class KernelCache:
     """Compiled programs of one jitted kernel, for concrete arguments.
 
@@ -247,6 +277,7 @@ class KernelCache:
         self.memory: dict[tuple, Any] = {}
 
     def __call__(self, *args: Any, **static: Any) -> Any:
+        kernel_entry()
         if jax.config.jax_disable_jit:
             return self.jitted(*args, **static)
         return self.executable(*args, **static)(*args)
@@ -254,6 +285,7 @@ class KernelCache:
     def executable(self, *args: Any, **static: Any) -> Any:
         """The compiled program for these arguments (compiled, or loaded
         from disk, on first use); call it with the arguments alone."""
+        kernel_entry()
         key = (tuple(static.items()), argument_types(args),
                jax.dtypes.canonicalize_dtype(np.float64))  # the x64 scope
         compiled = self.memory.get(key)
@@ -296,6 +328,7 @@ def cached_jit(static_argnames: tuple[str, ...] = ()
 
         @functools.wraps(function)
         def call(*args: Any, **static: Any) -> Any:
+            kernel_entry()
             if any(isinstance(leaf, jax.core.Tracer)
                    for leaf in jax.tree.leaves(args)):
                 return jitted(*args, **static)

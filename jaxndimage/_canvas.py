@@ -49,7 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxndimage._cache import LOOP_EMITTERS, KernelCache, argument_types
+from jaxndimage._cache import LOOP_EMITTERS, KernelCache, argument_types, kernel_entry
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
 
@@ -695,6 +695,7 @@ def shape_generic(static_argnames: tuple[str, ...],
 
         @functools.wraps(kernel)
         def call(x, *arrays, **static):
+            kernel_entry()
             if (x.ndim == 0 or not concrete_on_cpu(x) or any(
                     isinstance(leaf, jax.core.Tracer)
                     for leaf in jax.tree.leaves(arrays))):

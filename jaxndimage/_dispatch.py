@@ -37,6 +37,7 @@ import jax
 import numpy as np
 
 from jaxndimage import _distributed
+from jaxndimage._cache import KernelRefused, checking_arguments
 from jaxndimage._casting import scipy_arithmetic
 from jaxndimage._distributed import DepthRule
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
@@ -406,15 +407,21 @@ def ndimage_function(*array_params: str,
                                  if isinstance(arguments[name], np.ndarray))
                 if has_output and "output" in arguments:
                     arguments["output"] = _output_request(output, namespace)
-                result = impl(**arguments)
-                # SciPy's C layer refuses float16 after the arguments have
-                # been validated, so bad arguments are reported first.
                 if ("input" in given and arguments["input"].dtype == np.float16
                         and (reject_float16 is True or (
                             callable(reject_float16)
                             and reject_float16(arguments["input"])))):
+                    # SciPy's C layer refuses float16 where a call first
+                    # reaches it, after the arguments have been checked:
+                    # the call runs up to its first kernel, and no further.
+                    try:
+                        with checking_arguments():
+                            impl(**arguments)
+                    except KernelRefused:
+                        pass
                     raise RuntimeError(
                         "input: array type dtype('float16') not supported")
+                result = impl(**arguments)
                 if on_device and namespace is not None:
                     result = jax.tree.map(
                         lambda a: _to_device(to_jax(a), borrowed, namespace),

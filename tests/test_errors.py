@@ -70,3 +70,33 @@ def test_same_exception_type_as_scipy(name, args, kwargs, argument):
 def test_promoting_a_real_output_dtype_warns_like_scipy():
     with pytest.warns(UserWarning, match="promoting specified output dtype"):
         jn.correlate(IMAGE + 0j, np.ones((3, 3)), output=np.float64)
+
+
+FLOAT16 = np.ones((5, 6), np.float16)
+
+
+@pytest.mark.parametrize("name, args, kwargs", [
+    ("gaussian_filter", (FLOAT16, 1.0), {}),
+    ("gaussian_laplace", (FLOAT16, 1.0), {}),
+    ("median_filter", (FLOAT16, 3), {}),
+    ("correlate", (FLOAT16, np.ones((3, 3))), {}),
+    ("zoom", (FLOAT16, 2), {}),
+    ("grey_erosion", (FLOAT16,), {"size": 3}),
+    ("fourier_gaussian", (FLOAT16, 1.0), {}),
+])
+def test_float16_is_refused_before_any_kernel_runs(monkeypatch, name, args,
+                                                    kwargs):
+    """SciPy refuses float16 numpy input where its C code is reached; so
+    does jaxndimage, at the entry of the first kernel, which never runs."""
+    from jaxndimage import _cache, _canvas
+
+    def ran(*args, **kwargs):
+        raise AssertionError("a kernel ran on float16 input")
+
+    monkeypatch.setattr(_canvas, "_on_canvases", ran)
+    monkeypatch.setattr(_cache.KernelCache, "executable", ran)
+    with pytest.raises(RuntimeError, match="float16"):
+        getattr(jn, name)(*args, **kwargs)
+    # Bad arguments are reported first, as SciPy reports them.
+    with pytest.raises(ValueError, match="order"):
+        jn.gaussian_filter(FLOAT16, 1.0, order=-1)
