@@ -285,7 +285,6 @@ class KernelCache:
     def executable(self, *args: Any, **static: Any) -> Any:
         """The compiled program for these arguments (compiled, or loaded
         from disk, on first use); call it with the arguments alone."""
-        kernel_entry()
         key = (tuple(static.items()), argument_types(args),
                jax.dtypes.canonicalize_dtype(np.float64))  # the x64 scope
         compiled = self.memory.get(key)
@@ -328,9 +327,9 @@ def cached_jit(static_argnames: tuple[str, ...] = ()
 
         @functools.wraps(function)
         def call(*args: Any, **static: Any) -> Any:
-            kernel_entry()
             if any(isinstance(leaf, jax.core.Tracer)
                    for leaf in jax.tree.leaves(args)):
+                kernel_entry()  # (the cache's own call checks the others)
                 return jitted(*args, **static)
             return cache(*args, **static)
 

@@ -462,7 +462,6 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     flat_points = np.zeros((c.ndim, length * chunks), points.dtype)
     flat_points[:, :count] = points
     sizes = np.array(c.shape, np.int32)
-    flat_c = jax.device_put(flat_c)
     # Every chunk is dispatched before the first is read back.
     values = [_points_bucketed(flat_c, flat_points[:, k:k + length], cval,
                                sizes, **static)
