@@ -69,7 +69,6 @@ Common to the three
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any
 
 import jax
@@ -240,19 +239,32 @@ def _running(values: Array, op, reverse: bool = False) -> Array:
     return out
 
 
-def _to_front(x: Array, axis: int) -> Array:
-    """``x`` with ``axis`` moved to the front, materialised: fused into a
-    scan, the transpose would make every step read a strided slice."""
+def _to_front(arrays: list[Array], axis: int) -> list[Array]:
+    """The arrays with ``axis`` moved to the front (:func:`_moved`)."""
     if axis == 0:
-        return x
-    return lax.optimization_barrier(jnp.moveaxis(x, axis, 0))
+        return list(arrays)
+    return _moved(arrays, source=axis, destination=0)
 
 
-def _from_front(x: Array, axis: int) -> Array:
-    """Inverse of `_to_front` (materialised for the same reason)."""
+def _from_front(arrays: list[Array], axis: int) -> list[Array]:
+    """Inverse of :func:`_to_front`."""
     if axis == 0:
-        return x
-    return lax.optimization_barrier(jnp.moveaxis(x, 0, axis))
+        return list(arrays)
+    return _moved(arrays, source=0, destination=axis)
+
+
+@cached_jit(static_argnames=("source", "destination"))
+def _moved(arrays: list[Array], *, source: int, destination: int
+           ) -> list[Array]:
+    """``jnp.moveaxis`` of each array, materialised.
+
+    The transposes are a program of their own for concrete input, and kept
+    apart by optimisation barriers under a trace: fused into a scan or into
+    the element-wise work around it, XLA's CPU backend compiles a transpose
+    to a strided loop, several times slower than a plain transposing copy.
+    """
+    return [lax.optimization_barrier(jnp.moveaxis(x, source, destination))
+            for x in arrays]
 
 
 # --------------------------------------------------------------------------
@@ -353,31 +365,45 @@ def _build_stack(r: Array, site: Array, step_size: Array,
     return below, r_below
 
 
-def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
-                  dtype: np.dtype) -> list[Array]:
-    """SciPy's ``_VoronoiFT`` along ``axis`` for every line at once."""
-    shape = features[0].shape
-    n = shape[axis]
-    lanes = math.prod(shape) // n
+@cached_jit(static_argnames=("axis", "dtype"))
+def _stack_pass(previous: list[Array], sampling: Array | None, *,
+                axis: int, dtype: np.dtype) -> tuple[Array, Array, Array]:
+    """Maurer's stack along axis 0 of every line (:func:`_build_stack`).
 
-    def lines(x):
-        return _to_front(x, axis).reshape(n, lanes)
-
-    # Squared distance across the line from each site to its feature.
-    previous = [lines(features[other]) for other in range(axis)]
+    ``previous`` are the features along the axes before ``axis``, with
+    ``axis`` moved to the front.  Also returns ``r``, each site's squared
+    distance across the line to its feature.  Arrays are ``(n, lanes)``.
+    """
+    n = previous[0].shape[0]
     squares = []
     for other in range(axis):
-        across = jnp.moveaxis(_coordinates(shape, other), axis, 0)
-        t = (previous[other] - across.reshape(n, lanes)).astype(dtype)
+        across = _coordinates(previous[0].shape, other + 1)
+        t = (previous[other] - across).astype(dtype).reshape(n, -1)
         if sampling is not None:
             t = t * sampling[other]
         squares.append(t * t)
     r = lax.optimization_barrier(_sum_in_order(squares, sampling))
+    step_size = (jnp.asarray(1.0, dtype) if sampling is None
+                 else sampling[axis])
+    below, r_below = _build_stack(r, previous[0].reshape(n, -1) >= 0,
+                                  step_size, _traced_zero(sampling))
+    return r, below, r_below
+
+
+@cached_jit(static_argnames=("axis", "dtype"))
+def _walk_pass(previous: list[Array], r: Array, below: Array,
+               r_below: Array, sampling: Array | None, *, axis: int,
+               dtype: np.dtype) -> list[Array]:
+    """SciPy's walk along every line, over the stack of
+    :func:`_stack_pass`: the features along the axes up to ``axis``, with
+    ``axis`` at the front."""
+    n, lanes = r.shape
+    front = previous[0].shape
+    previous = [x.reshape(n, lanes) for x in previous]
     site = previous[0] >= 0
     step_size = (jnp.asarray(1.0, dtype) if sampling is None
                  else sampling[axis])
     zero = _traced_zero(sampling)
-    below, r_below = _build_stack(r, site, step_size, zero)
 
     # Sites still on the stack: no later site was pushed onto one below.
     later = _running(below, jnp.minimum, reverse=True)
@@ -435,34 +461,47 @@ def _voronoi_pass(features: list[Array], axis: int, sampling: Array | None,
     _, (chosen, *chosen_features) = lax.scan(
         walk, (first, first_features), jnp.arange(n, dtype=jnp.int32))
 
-    def back(x):
-        return _from_front(x.reshape((n,) + tuple(
-            s for i, s in enumerate(shape) if i != axis)), axis)
-
     found = chosen >= 0
-    out = list(features)
-    for other in range(axis):
-        out[other] = back(jnp.where(found, chosen_features[other],
-                                    previous[other]))
+    out = [jnp.where(found, chosen_features[other], previous[other])
+           for other in range(axis)]
     # Before this pass an element's coordinate along ``axis`` is its own
     # (0 where no feature has been found yet).
     own = jnp.where(site, position, 0)
-    out[axis] = back(jnp.where(found, chosen, own))
-    return out
+    return [x.reshape(front) for x in (*out, jnp.where(found, chosen, own))]
 
 
-@cached_jit(static_argnames=("dtype",))
-def _edt_kernel(input: Array, sampling: Array | None, *,
-                dtype: np.dtype) -> Array:
-    """Feature transform: ``(ndim,) + shape`` int32."""
+@cached_jit()
+def _first_features(input: Array) -> list[Array]:
+    """The nearest background element along axis 0 (-1 for none) and the
+    element's own coordinates along the other axes (0 where there is
+    none)."""
     shape = input.shape
-    background = input == 0
-    first = _nearest_along_first(background)
+    first = _nearest_along_first(input == 0)
     found = first >= 0
-    features = [first] + [jnp.where(found, _coordinates(shape, axis), 0)
-                          for axis in range(1, len(shape))]
-    for axis in range(1, len(shape)):
-        features = _voronoi_pass(features, axis, sampling, dtype)
+    return [first] + [jnp.where(found, _coordinates(shape, axis), 0)
+                      for axis in range(1, len(shape))]
+
+
+def _feature_transform(input: Array, sampling: Array | None,
+                       dtype: np.dtype) -> Array:
+    """Feature transform: ``(ndim,) + shape`` int32.
+
+    For concrete input each stage is a program of its own, and so is each
+    transpose between them (:func:`_moved`).
+    """
+    features = _first_features(input)
+    for axis in range(1, input.ndim):
+        # SciPy's _VoronoiFT along ``axis``, for every line at once.
+        previous = _to_front(features[:axis], axis)
+        stack = _stack_pass(previous, sampling, axis=axis, dtype=dtype)
+        lines = _walk_pass(previous, *stack, sampling, axis=axis,
+                           dtype=dtype)
+        features = [*_from_front(lines, axis), *features[axis + 1:]]
+    return _stacked(features)
+
+
+@cached_jit()
+def _stacked(features: list[Array]) -> Array:
     return jnp.stack(features)
 
 
@@ -577,32 +616,50 @@ def _min3(x: Array, axes: range) -> Array:
     return x
 
 
-@cached_jit(static_argnames=("chessboard",))
-def _cdt_separable(input: Array, *, chessboard: bool) -> Array:
+def _cdt_separable(input: Array, chessboard: bool) -> Array:
     """Exact chessboard or taxicab distances (what SciPy's passes give for
-    those structures), -1 where there is no background."""
-    d = jnp.where(input != 0, _FAR, 0).astype(jnp.int32)
-    ndim = input.ndim
+    those structures), -1 where there is no background.
+
+    One program per stage for concrete input, the transposes apart
+    (:func:`_moved`).
+    """
+    d = _chamfer_start(input)
+    cones = []
+    for axis in range(input.ndim):
+        scanned = _chamfer_scans(_to_front([d], axis)[0],
+                                 chessboard=chessboard)
+        scanned = _from_front([scanned], axis)[0]
+        if chessboard:
+            cones.append(scanned)
+        else:
+            d = scanned
+    return _chamfer_finish(cones if chessboard else [d])
+
+
+@cached_jit()
+def _chamfer_start(input: Array) -> Array:
+    return jnp.where(input != 0, _FAR, 0).astype(jnp.int32)
+
+
+@cached_jit(static_argnames=("chessboard",))
+def _chamfer_scans(x: Array, *, chessboard: bool) -> Array:
+    """Along axis 0: the chessboard distance within the double cone around
+    the axis, or the taxicab distance along it."""
     if chessboard:
-        best = None
-        for axis in range(ndim):
-            x = _to_front(d, axis)
+        def op(carry, row):
+            return jnp.minimum(row, _min3(carry, range(row.ndim)) + 1)
 
-            def op(carry, row):
-                return jnp.minimum(row, _min3(carry, range(row.ndim)) + 1)
+        return jnp.minimum(_running(x, op), _running(x, op, reverse=True))
 
-            cone = jnp.minimum(_running(x, op), _running(x, op, reverse=True))
-            cone = _from_front(cone, axis)
-            best = cone if best is None else jnp.minimum(best, cone)
-        d = best
-    else:
-        for axis in range(ndim):
-            x = _to_front(d, axis)
+    def op(carry, row):
+        return jnp.minimum(row, carry + 1)
 
-            def op(carry, row):
-                return jnp.minimum(row, carry + 1)
+    return _running(_running(x, op), op, reverse=True)
 
-            d = _from_front(_running(_running(x, op), op, reverse=True), axis)
+
+@cached_jit()
+def _chamfer_finish(parts: list[Array]) -> Array:
+    d = functools.reduce(jnp.minimum, parts)
     return jnp.where(d >= _FAR, -1, d)
 
 
@@ -879,7 +936,7 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
     elif not return_indices and offsets in (
             _structure_offsets("chessboard", input.ndim),
             _structure_offsets("taxicab", input.ndim)):
-        dt = _cdt_separable(input, chessboard=offsets == _structure_offsets(
+        dt = _cdt_separable(input, offsets == _structure_offsets(
             "chessboard", input.ndim) and input.ndim > 1)
         ft = None
     else:
@@ -957,7 +1014,7 @@ def distance_transform_edt(input: ArrayLike, sampling: Any = None,
     if input.size == 0:
         ft = jnp.zeros((input.ndim,) + shape, jnp.int32)
     else:
-        ft = _edt_kernel(input, sampling, dtype=dtype)
+        ft = _feature_transform(input, sampling, dtype)
     dt = None
     if return_distances:
         dt = (jnp.zeros(shape, dtype) if input.size == 0
