@@ -48,7 +48,8 @@ sys.path.insert(0, str(ROOT))
 # ``python benchmarks/run.py`` finds this checkout's jaxndimage.
 import jaxndimage as jn  # noqa: E402
 from jaxndimage import _cache  # noqa: E402
-from jaxndimage.__main__ import SHOWCASE, showcase_input  # noqa: E402
+from jaxndimage.__main__ import (  # noqa: E402
+    SHOWCASE, sample_image, showcase_input)
 from jaxndimage._timing import (  # noqa: E402
     bandwidth_bound_time,
     compare,
@@ -124,7 +125,7 @@ def machine(bandwidth: float) -> dict[str, Any]:
 def function_table(size: int, repeat: int) -> list[dict[str, Any]]:
     cases = _cases(size)
     image = _image(size)
-    small = _image(max(size // 2, 64))
+    showcase = sample_image(max(size // 2, 64))  # the showcase's image
     rows = []
     for name in implemented():
         if name in cases:
@@ -132,7 +133,7 @@ def function_table(size: int, repeat: int) -> list[dict[str, Any]]:
             data = image
         elif name in SHOWCASE:
             description, call = "as in the showcase", SHOWCASE[name]
-            data = showcase_input(name, small)
+            data = showcase_input(name, showcase)
         else:
             rows.append({"function": name, "case": "no benchmark case"})
             continue
