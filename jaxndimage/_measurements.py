@@ -1006,20 +1006,23 @@ def _label_dask(input, structure, output):
     def local(block):
         return label(block, structure, np.int64)[0]
 
-    blocks = input.map_blocks(local, dtype=np.int64)
+    # Each block is labelled once: the steps below read the stored blocks.
+    blocks = input.map_blocks(local, dtype=np.int64).persist()
     starts = [np.concatenate([[0], np.cumsum(c)[:-1]]) for c in input.chunks]
 
     def firsts(block_labels, corner):
         """The flat index in the whole array of each local label's first
-        point."""
-        count = int(block_labels.max()) if block_labels.size else 0
-        first = np.full(count, np.iinfo(np.int64).max)
-        where = np.nonzero(block_labels)
-        flat = np.ravel_multi_index(tuple(w + c for w, c in zip(where,
-                                                                corner)),
-                                    input.shape)
-        np.minimum.at(first, block_labels[where] - 1, flat)
-        return first
+        point.  Local labels are numbered in raster order of their first
+        points, so label k first occurs where the running maximum first
+        reaches k."""
+        flat = block_labels.ravel()
+        if not flat.size:
+            return np.zeros(0, np.int64)
+        before = np.maximum.accumulate(np.concatenate([[0], flat[:-1]]))
+        where = np.unravel_index(np.flatnonzero(flat > before),
+                                 block_labels.shape)
+        return np.ravel_multi_index(
+            tuple(w + c for w, c in zip(where, corner)), input.shape)
 
     labels_blocks = blocks.to_delayed()
     positions = list(np.ndindex(*[len(c) for c in input.chunks]))
@@ -1030,22 +1033,31 @@ def _label_dask(input, structure, output):
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
     total = int(counts.sum())
     offset_array = np.zeros([len(c) for c in input.chunks], np.int64)
-    for p, o in zip(positions, offsets):
-        offset_array[p] = o
+    count_array = np.zeros_like(offset_array)
+    for p, o, n in zip(positions, offsets, counts):
+        offset_array[p], count_array[p] = o, n
 
-    def shifted(block, block_info=None):
-        where = block_info[0]["chunk-location"]
-        return np.where(block > 0, block + offset_array[where], 0)
-
-    provisional = blocks.map_blocks(shifted, dtype=np.int64)
-    # Equivalences across the seams: the two planes either side of each.
+    # Equivalences across the seams: the two planes either side of each,
+    # in the numbering of the whole array (each block's labels shifted by
+    # the count of the blocks before it).
     pairs = []
     for axis in range(ndim):
-        edges = np.cumsum(input.chunks[axis])[:-1]
-        for edge in edges:
-            slab = provisional[(slice(None),) * axis
-                               + (slice(edge - 1, edge + 1),)]
-            pairs.append(dask.delayed(_seam_pairs)(slab, axis, structure))
+        bounds = np.cumsum(input.chunks[axis])
+        for edge in bounds[:-1]:
+            slab = blocks[(slice(None),) * axis
+                          + (slice(edge - 1, edge + 1),)]
+
+            def numbered(block, block_info=None, axis=axis, edge=edge,
+                         bounds=bounds):
+                info = block_info[0]
+                where = list(info["chunk-location"])
+                row = edge - 1 + info["array-location"][axis][0]
+                where[axis] = int(np.searchsorted(bounds, row, side="right"))
+                return np.where(block > 0,
+                                block + offset_array[tuple(where)], 0)
+
+            pairs.append(dask.delayed(_seam_pairs)(
+                slab.map_blocks(numbered, dtype=np.int64), axis, structure))
     found = [p for p in dask.compute(*pairs) if len(p)]
     found = np.concatenate(found) if found else np.zeros((0, 2), np.int64)
     graph = coo_matrix((np.ones(len(found)), (found[:, 0] - 1,
@@ -1059,11 +1071,18 @@ def _label_dask(input, structure, output):
     rank = np.empty_like(component_first)
     rank[np.argsort(component_first, kind="stable")] = np.arange(
         1, len(component_first) + 1)
-    table = np.concatenate([[0], rank[component]]).astype(dtype)
+    table = rank[component].astype(dtype)
     count = len(component_first)
     if count > _max_exact(dtype):
         raise RuntimeError("insufficient bit-depth in requested output type")
-    return provisional.map_blocks(lambda b: table[b], dtype=dtype), count
+
+    def relabelled(block, block_info=None):
+        where = tuple(block_info[0]["chunk-location"])
+        start = offset_array[where]
+        return np.concatenate([np.zeros(1, dtype), table[
+            start:start + count_array[where]]])[block]
+
+    return blocks.map_blocks(relabelled, dtype=dtype), count
 
 
 def _seam_pairs(slab: np.ndarray, axis: int, structure: np.ndarray

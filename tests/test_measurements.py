@@ -261,6 +261,13 @@ def test_dask_label_across_chunks_equals_scipy():
         theirs, m = ndi.label(image, structure)
         assert isinstance(labels, da.Array) and n == m
         np.testing.assert_array_equal(labels.compute(), theirs)
+    # uneven chunks, one of a single row, and diagonal links across seams
+    image = RNG.random((17, 12)) > 0.6
+    labels, n = jnd.label(da.from_array(image, chunks=((6, 1, 10), (5, 7))),
+                          np.ones((3, 3)))
+    theirs, m = ndi.label(image, np.ones((3, 3)))
+    assert n == m
+    np.testing.assert_array_equal(labels.compute(), theirs)
 
 
 def test_dask_statistics_are_lazy_and_equal_scipy():
