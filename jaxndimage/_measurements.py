@@ -983,7 +983,8 @@ def _label_dask(input, structure, output):
     structure's diagonal neighbours), and the features renumbered in the
     raster order of their first point in the whole array.  Returns a lazy
     dask array and the number of features (computing the per-block counts,
-    seams and first points, all small).
+    seams and first points, all small).  The blocks' labels are persisted
+    (in the workers' memory on a cluster), so each block is labelled once.
     """
     import dask
     import dask.array as da
