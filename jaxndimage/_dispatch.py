@@ -30,7 +30,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import jax
@@ -40,10 +40,11 @@ from jaxndimage import _distributed
 from jaxndimage._cache import KernelRefused, checking_arguments
 from jaxndimage._casting import scipy_arithmetic
 from jaxndimage._distributed import DepthRule
+from jaxndimage._docstrings import docfiller
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
 
 __all__ = ["as_array", "as_caller_array", "as_numpy", "caller_namespace",
-           "from_jax", "host_array", "host_only", "is_jax_array",
+           "family_member", "from_jax", "host_array", "host_only", "is_jax_array",
            "ndimage_function", "nonempty", "to_jax"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -452,6 +453,22 @@ def ndimage_function(*array_params: str,
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def family_member(function: F, name: str, doc: str, *array_params: str,
+                  fields: Mapping[str, str] | None = None,
+                  **options: Any) -> F:
+    """``function``, named ``name``, documented by ``doc`` (filled by
+    :func:`~jaxndimage._docstrings.docfiller` with ``fields``) and decorated
+    by :func:`ndimage_function` with ``array_params`` and ``options``.
+
+    For families of public functions that share SciPy's signature: a
+    factory writes the signature once, and makes each member with this.
+    """
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    dispatched = ndimage_function(*array_params, **options)(function)
+    return docfiller(**(fields or {}))(dispatched)
 
 
 def _binder(signature: inspect.Signature

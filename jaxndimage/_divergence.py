@@ -36,16 +36,11 @@ _TANGENT_BUDGET = 2**22
 
 
 @docfiller
-def value_and_divergence(
-    f: Callable[[jax.Array], jax.Array],
-    x: Any,
-    *,
-    method: str = "exact",
-    key: jax.Array | None = None,
-    num_probes: int | None = None,
-    chunk_size: int | None = None,
-    batch_axis: int | None = 0,
-) -> tuple[Any, Any]:
+def value_and_divergence(f: Callable[[jax.Array], jax.Array], x: Any, *,
+                         method: str = "exact", key: jax.Array | None = None,
+                         num_probes: int | None = None,
+                         chunk_size: int | None = None,
+                         batch_axis: int | None = 0) -> tuple[Any, Any]:
     """Return ``f(x)`` and the per-sample trace of the Jacobian of ``f``.
 
     ``div[i] = trace(d f(x)[i] / d x[i])``, where ``i`` indexes ``batch_axis``.
@@ -183,16 +178,10 @@ def value_and_divergence(
 
 
 @docfiller
-def divergence(
-    f: Callable[[jax.Array], jax.Array],
-    x: Any,
-    *,
-    method: str = "exact",
-    key: jax.Array | None = None,
-    num_probes: int | None = None,
-    chunk_size: int | None = None,
-    batch_axis: int | None = 0,
-) -> Any:
+def divergence(f: Callable[[jax.Array], jax.Array], x: Any, *,
+               method: str = "exact", key: jax.Array | None = None,
+               num_probes: int | None = None, chunk_size: int | None = None,
+               batch_axis: int | None = 0) -> Any:
     """Return the per-sample trace of the Jacobian of ``f`` at ``x``.
 
     ``divergence(f, x, **kw)`` is ``value_and_divergence(f, x, **kw)[1]``; see

@@ -441,6 +441,33 @@ Returns
 -------
 %(name)s : array of bool
     The %(result)s image.""",
+    # binary_opening and binary_closing from the summary on (fields
+    # `operation`, `first`, `second` and `result`; `effect`, a sentence;
+    # `examples`, the section).
+    "binary_opening_doc": """\
+Multidimensional binary %(operation)s: the %(second)s of the %(first)s.
+
+%(effect)s
+
+%(parameters_binary_opening)s
+
+%(returns_binary_opening)s
+
+%(examples)s""",
+    "examples_binary_opening": """\
+Examples
+--------
+>>> import numpy as np
+>>> from jaxndimage import binary_opening
+>>> a = np.zeros((5, 5), dtype=int)
+>>> a[1:4, 1:4] = 1
+>>> a[4, 4] = 1
+>>> binary_opening(a).astype(int)
+array([[0, 0, 0, 0, 0],
+       [0, 0, 1, 0, 0],
+       [0, 1, 1, 1, 0],
+       [0, 0, 1, 0, 0],
+       [0, 0, 0, 0, 0]])""",
     # The example of binary_closing and binary_fill_holes: a square with a
     # hole.
     "examples_square_with_hole": """\
@@ -484,9 +511,47 @@ Parameters
 structure : array_like, optional
     A non-flat structuring element, %(use)s in floating point.
 %(grey_options)s""",
+    # grey_erosion and grey_dilation from the summary on (fields `summary`,
+    # which may span paragraphs; `use`; `result`; `example`, the result of
+    # the example).
+    "grey_erosion_doc": """\
+%(summary)s
+
+%(parameters_grey_erosion)s
+
+%(returns_grey)s
+
+Examples
+--------
+>>> import numpy as np
+>>> from jaxndimage import %(name)s
+>>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
+>>> %(name)s(a, size=(2, 2))
+%(example)s""",
     # The dtype of white_tophat and black_tophat.
     "tophat_dtype": """\
 In the output dtype (``uint8`` wraps around); boolean images use XOR.""",
+    # The dtype of morphological_gradient and morphological_laplace.
+    "combination_dtype": """\
+Each step is computed in the input's dtype (``uint8`` wraps around), or
+in that of an `output` array; as in SciPy, an `output` dtype is
+ignored.""",
+    # The grey operations that combine an erosion and a dilation, from the
+    # summary on (fields `summary`, which may span paragraphs; `result`; and
+    # a 1-D example: `call`, the arguments, and `example`, the result).
+    "grey_combination_doc": """\
+%(summary)s
+
+%(parameters_grey)s
+
+%(returns_grey)s
+
+Examples
+--------
+>>> import numpy as np
+>>> from jaxndimage import %(name)s
+>>> %(name)s(%(call)s)
+%(example)s""",
     # The result of a grey operation (field `result`, "eroded image", ...).
     "returns_grey": """\
 Returns

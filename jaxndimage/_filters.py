@@ -33,7 +33,7 @@ from jaxndimage._canvas import (
     window_margins,
 )
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
-from jaxndimage._dispatch import as_array, ndimage_function, nonempty
+from jaxndimage._dispatch import as_array, family_member, ndimage_function, nonempty
 from jaxndimage._distributed import (
     convolve1d_depth,
     convolve_depth,
@@ -692,62 +692,65 @@ def _correlate_or_convolve(input: Array, weights: Array, output: Any,
                          mode=mode, origins=origins, out_dtype=out)
 
 
-@docfiller(operation="correlation", index="i + j - c")
-@ndimage_function("input", "weights", reject_float16=nonempty,
-                   depth=footprint_depth)
-def correlate(input: ArrayLike, weights: ArrayLike, output: Any = None,
-              mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
-              axes: Any = None) -> Array:
-    """%(kernel_doc)s
+def _kernel_filter(name: str, convolution: bool, doc: str,
+                   **fields: str) -> Callable[..., Array]:
+    """correlate or convolve, with SciPy's signature."""
 
-    Notes
-    -----
-    Kernels of up to 125 taps are applied as shifted multiply-adds, larger
-    ones as one XLA convolution; either way `weights` may be traced (and
-    differentiated) too.
+    def kernel_filter(input: ArrayLike, weights: ArrayLike,
+                      output: Any = None, mode: str = "reflect",
+                      cval: Any = 0.0, origin: Any = 0, *,
+                      axes: Any = None) -> Array:
+        return _correlate_or_convolve(as_array(input), as_array(weights),
+                                      output, mode, cval, origin,
+                                      convolution, axes)
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import correlate
-    >>> image = np.arange(25).reshape(5, 5)
-    >>> cross = [[0, 1, 0], [1, 1, 1], [0, 1, 0]]
-    >>> correlate(image, cross)
-    array([[  6,  10,  15,  20,  24],
-           [ 26,  30,  35,  40,  44],
-           [ 51,  55,  60,  65,  69],
-           [ 76,  80,  85,  90,  94],
-           [ 96, 100, 105, 110, 114]])
-    """
-    return _correlate_or_convolve(as_array(input), as_array(weights),
-                                  output, mode, cval, origin, False, axes)
+    return family_member(
+        kernel_filter, name, doc, "input", "weights",
+        reject_float16=nonempty,
+        depth=convolve_depth if convolution else footprint_depth,
+        fields=fields)
 
 
-@docfiller(operation="convolution", index="i + c - j")
-@ndimage_function("input", "weights", reject_float16=nonempty,
-                   depth=convolve_depth)
-def convolve(input: ArrayLike, weights: ArrayLike, output: Any = None,
-             mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
-             axes: Any = None) -> Array:
-    """%(kernel_doc)s
+correlate = _kernel_filter("correlate", False, """\
+%(kernel_doc)s
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import convolve
-    >>> a = np.array([[1, 2, 0, 0],
-    ...               [5, 3, 0, 4],
-    ...               [0, 0, 0, 7],
-    ...               [9, 3, 0, 0]])
-    >>> k = np.array([[1, 1, 1], [1, 1, 0], [1, 0, 0]])
-    >>> convolve(a, k, mode='constant', cval=0.0)
-    array([[11, 10,  7,  4],
-           [10,  3, 11, 11],
-           [15, 12, 14,  7],
-           [12,  3,  7,  0]])
-    """
-    return _correlate_or_convolve(as_array(input), as_array(weights),
-                                  output, mode, cval, origin, True, axes)
+Notes
+-----
+Kernels of up to 125 taps are applied as shifted multiply-adds, larger
+ones as one XLA convolution; either way `weights` may be traced (and
+differentiated) too.
+
+Examples
+--------
+>>> import numpy as np
+>>> from jaxndimage import correlate
+>>> image = np.arange(25).reshape(5, 5)
+>>> cross = [[0, 1, 0], [1, 1, 1], [0, 1, 0]]
+>>> correlate(image, cross)
+array([[  6,  10,  15,  20,  24],
+       [ 26,  30,  35,  40,  44],
+       [ 51,  55,  60,  65,  69],
+       [ 76,  80,  85,  90,  94],
+       [ 96, 100, 105, 110, 114]])""", operation="correlation",
+    index="i + j - c")
+
+convolve = _kernel_filter("convolve", True, """\
+%(kernel_doc)s
+
+Examples
+--------
+>>> import numpy as np
+>>> from jaxndimage import convolve
+>>> a = np.array([[1, 2, 0, 0],
+...               [5, 3, 0, 4],
+...               [0, 0, 0, 7],
+...               [9, 3, 0, 0]])
+>>> k = np.array([[1, 1, 1], [1, 1, 0], [1, 0, 0]])
+>>> convolve(a, k, mode='constant', cval=0.0)
+array([[11, 10,  7,  4],
+       [10,  3, 11, 11],
+       [15, 12, 14,  7],
+       [12,  3,  7,  0]])""", operation="convolution", index="i + c - j")
 
 
 # --------------------------------------------------------------------------
@@ -1011,6 +1014,37 @@ def _derivatives(derivative: Callable, input: Array, out: np.dtype,
     return results
 
 
+def _combined_derivatives(combine: Callable[[list[Array], np.dtype], Array],
+                          derivative: Callable, input: Any, output: Any,
+                          mode: Any, cval: Any, axes: Any,
+                          extra_arguments: Sequence,
+                          extra_keywords: dict | None) -> Array:
+    """``combine(terms, out)`` of a user's derivative along each of `axes`,
+    each term in the output dtype ``out``; with no axes, the input in
+    ``out`` (SciPy copies it: ``output[...] = input``)."""
+    input = as_array(input)
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    axes = check_axes(axes, input.ndim)
+    if not axes:
+        return cast_like_numpy(input, out)
+    return combine(_derivatives(derivative, input, out, mode, cval, axes,
+                                extra_arguments, extra_keywords), out)
+
+
+def _sum_of(terms: list[Array], out: np.dtype) -> Array:
+    return pointwise(_sum, *terms)
+
+
+def _magnitude_of(terms: list[Array], out: np.dtype) -> Array:
+    if all(concrete_on_cpu(term) for term in terms):
+        # XLA's CPU code contracts a * a + b * b into fused multiply-adds,
+        # which round once where SciPy (numpy) rounds each square: the sum
+        # of squares is formed by numpy, the square root (exact) by JAX.
+        squares = [np.square(np.asarray(term)) for term in terms]
+        return _sqrt_like_numpy(jnp.asarray(_sum(*squares)), out)
+    return pointwise(_gradient_magnitude, *terms, out=out)
+
+
 @docfiller
 @ndimage_function("input", depth=whole_depth)
 def generic_laplace(input: ArrayLike, derivative2: Callable,
@@ -1047,14 +1081,8 @@ def generic_laplace(input: ArrayLike, derivative2: Callable,
            [ 1, -4,  1],
            [ 0,  1,  0]])
     """
-    input = as_array(input)
-    out = output_dtype(output, input.dtype, shape=input.shape)
-    axes = check_axes(axes, input.ndim)
-    if not axes:  # SciPy copies the input: output[...] = input
-        return cast_like_numpy(input, out)
-    terms = _derivatives(derivative2, input, out, mode, cval, axes,
-                         extra_arguments, extra_keywords)
-    return pointwise(_sum, *terms)
+    return _combined_derivatives(_sum_of, derivative2, input, output, mode,
+                                 cval, axes, extra_arguments, extra_keywords)
 
 
 def _sum(*terms: Array) -> Array:
@@ -1110,20 +1138,9 @@ def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
     >>> generic_gradient_magnitude(image, d)[2]
     array([0., 0., 4., 4., 0.])
     """
-    input = as_array(input)
-    out = output_dtype(output, input.dtype, shape=input.shape)
-    axes = check_axes(axes, input.ndim)
-    if not axes:  # SciPy copies the input: output[...] = input
-        return cast_like_numpy(input, out)
-    terms = _derivatives(derivative, input, out, mode, cval, axes,
-                         extra_arguments, extra_keywords)
-    if all(concrete_on_cpu(term) for term in terms):
-        # XLA's CPU code contracts a * a + b * b into fused multiply-adds,
-        # which round once where SciPy (numpy) rounds each square: the sum
-        # of squares is formed by numpy, the square root (exact) by JAX.
-        squares = [np.square(np.asarray(term)) for term in terms]
-        return _sqrt_like_numpy(jnp.asarray(_sum(*squares)), out)
-    return pointwise(_gradient_magnitude, *terms, out=out)
+    return _combined_derivatives(_magnitude_of, derivative, input, output,
+                                 mode, cval, axes, extra_arguments,
+                                 extra_keywords)
 
 
 # --------------------------------------------------------------------------

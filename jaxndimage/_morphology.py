@@ -46,9 +46,10 @@ input's dtype, as SciPy does (``uint8`` wraps around, booleans use XOR).
 
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import jax
@@ -66,8 +67,8 @@ from jaxndimage._canvas import (
     window_margins,
 )
 from jaxndimage._casting import cast_like_c
-from jaxndimage._dispatch import as_array, ndimage_function, to_jax
-from jaxndimage._distributed import window_reach
+from jaxndimage._dispatch import as_array, family_member, ndimage_function, to_jax
+from jaxndimage._distributed import DepthRule, window_reach
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import check_mode
 from jaxndimage._rank import (
@@ -611,14 +612,14 @@ def binary_erosion(input: ArrayLike, structure: Any = None,
     --------
     >>> import numpy as np
     >>> from jaxndimage import binary_erosion
-    >>> a = np.zeros((5, 5), dtype=int)
-    >>> a[1:4, 1:4] = 1
+    >>> a = np.zeros((5, 6), dtype=int)
+    >>> a[1:4, 1:5] = 1
     >>> binary_erosion(a).astype(int)
-    array([[0, 0, 0, 0, 0],
-           [0, 0, 0, 0, 0],
-           [0, 0, 1, 0, 0],
-           [0, 0, 0, 0, 0],
-           [0, 0, 0, 0, 0]])
+    array([[0, 0, 0, 0, 0, 0],
+           [0, 0, 0, 0, 0, 0],
+           [0, 0, 1, 1, 0, 0],
+           [0, 0, 0, 0, 0, 0],
+           [0, 0, 0, 0, 0, 0]])
     """
     input = as_array(input)
     return _binary_erosion(input, structure, iterations, mask, output,
@@ -677,60 +678,33 @@ def _open_or_close(input: Array, structure: Any, iterations: Any,
                            reflect=opening)
 
 
-@docfiller(first="erosion", second="dilation", result="opened")
-@ndimage_function("input", "structure", "mask",
-                  depth=opening_depth)
-def binary_opening(input: ArrayLike, structure: Any = None,
-                   iterations: int = 1, output: Any = None, origin: Any = 0,
-                   mask: Any = None, border_value: int = 0,
-                   brute_force: bool = False, *, axes: Any = None) -> Array:
-    """Multidimensional binary opening: the dilation of the erosion.
+def _binary_opening_or_closing(name: str, opening: bool,
+                               **fields: str) -> Callable[..., Array]:
+    """binary_opening or binary_closing, with SciPy's signature."""
 
-    Removes objects smaller than the structure.
+    def operation(input: ArrayLike, structure: Any = None,
+                  iterations: int = 1, output: Any = None, origin: Any = 0,
+                  mask: Any = None, border_value: int = 0,
+                  brute_force: bool = False, *, axes: Any = None) -> Array:
+        return _open_or_close(as_array(input), structure, iterations, output,
+                              origin, mask, border_value, axes, opening)
 
-    %(parameters_binary_opening)s
-
-    %(returns_binary_opening)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import binary_opening
-    >>> a = np.zeros((5, 5), dtype=int)
-    >>> a[1:4, 1:4] = 1
-    >>> a[4, 4] = 1
-    >>> binary_opening(a).astype(int)
-    array([[0, 0, 0, 0, 0],
-           [0, 0, 1, 0, 0],
-           [0, 1, 1, 1, 0],
-           [0, 0, 1, 0, 0],
-           [0, 0, 0, 0, 0]])
-    """
-    input = as_array(input)
-    return _open_or_close(input, structure, iterations, output, origin, mask,
-                          border_value, axes, True)
+    return family_member(operation, name, "%(binary_opening_doc)s", "input",
+                         "structure", "mask", depth=opening_depth,
+                         fields=fields)
 
 
-@docfiller(first="dilation", second="erosion", result="closed")
-@ndimage_function("input", "structure", "mask",
-                  depth=opening_depth)
-def binary_closing(input: ArrayLike, structure: Any = None,
-                   iterations: int = 1, output: Any = None, origin: Any = 0,
-                   mask: Any = None, border_value: int = 0,
-                   brute_force: bool = False, *, axes: Any = None) -> Array:
-    """Multidimensional binary closing: the erosion of the dilation.
+binary_opening = _binary_opening_or_closing(
+    "binary_opening", True, operation="opening", first="erosion",
+    second="dilation",
+    result="opened", effect="Removes objects smaller than the structure.",
+    examples="%(examples_binary_opening)s")
 
-    Fills holes smaller than the structure.
-
-    %(parameters_binary_opening)s
-
-    %(returns_binary_opening)s
-
-    %(examples_square_with_hole)s
-    """
-    input = as_array(input)
-    return _open_or_close(input, structure, iterations, output, origin, mask,
-                          border_value, axes, False)
+binary_closing = _binary_opening_or_closing(
+    "binary_closing", False, operation="closing", first="dilation",
+    second="erosion",
+    result="closed", effect="Fills holes smaller than the structure.",
+    examples="%(examples_square_with_hole)s")
 
 
 @docfiller
@@ -1101,68 +1075,51 @@ def grey_pair_depth(arguments: Mapping[str, Any], ndim: int) -> list[int]:
 grey_pair_depth.extends_edges = False  # type: ignore[attr-defined]
 
 
-@docfiller(use="subtracted", result="eroded image")
-@ndimage_function("input", "footprint", "structure",
-                  depth=grey_erosion_depth)
-def grey_erosion(input: ArrayLike, size: Any = None, footprint: Any = None,
-                 structure: Any = None, output: Any = None,
-                 mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
-                 axes: Any = None) -> Array:
-    """Greyscale erosion: the minimum over a structuring element.
+def _grey_operation(name: str, compute: Callable[..., Array], *,
+                    depth: DepthRule = grey_pair_depth,
+                    doc: str = "%(grey_combination_doc)s",
+                    **fields: str) -> Callable[..., Array]:
+    """The public greyscale function ``name``, with the signature SciPy
+    gives all eight: ``compute(input, size, footprint, structure, output,
+    mode, cval, origin, axes)`` with `input` as a JAX array, documented by
+    ``doc`` with the `docfiller` ``fields`` (by default, the docstring of
+    the operations that combine an erosion and a dilation)."""
 
-    ``min(input[x + y] - structure[y])`` over the footprint; a flat one
-    is `minimum_filter`.
-
-    %(parameters_grey_erosion)s
-
-    %(returns_grey)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import grey_erosion
-    >>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
-    >>> grey_erosion(a, size=(2, 2))
-    array([[5, 3, 3],
-           [1, 1, 3],
-           [1, 1, 2]])
-    """
-    input = to_jax(input)
-    return _grey(input, size, footprint, structure, output, mode, cval,
-                 origin, axes, True)
-
-
-@docfiller(use="added", result="dilated image")
-@ndimage_function("input", "footprint", "structure",
-                  depth=grey_dilation_depth)
-def grey_dilation(input: ArrayLike, size: Any = None, footprint: Any = None,
+    def operation(input: ArrayLike, size: Any = None, footprint: Any = None,
                   structure: Any = None, output: Any = None,
                   mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
                   axes: Any = None) -> Array:
-    """Greyscale dilation: the maximum over the reflected structuring
-    element.
+        return compute(to_jax(input), size, footprint, structure, output,
+                       mode, cval, origin, axes)
 
-    ``max(input[x - y] + structure[y])`` over the footprint; as in SciPy
-    the origin of an even-sized element is shifted by one, so that
-    dilation and erosion are adjoint.
+    return family_member(operation, name, doc, "input", "footprint",
+                         "structure", depth=depth, fields=fields)
 
-    %(parameters_grey_erosion)s
 
-    %(returns_grey)s
+grey_erosion = _grey_operation(
+    "grey_erosion", functools.partial(_grey, minimum=True),
+    depth=grey_erosion_depth, doc="%(grey_erosion_doc)s",
+    use="subtracted", result="eroded image", summary="""\
+Greyscale erosion: the minimum over a structuring element.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import grey_dilation
-    >>> a = np.array([[5, 3, 8], [1, 9, 4], [7, 2, 6]])
-    >>> grey_dilation(a, size=(2, 2))
-    array([[9, 9, 8],
-           [9, 9, 6],
-           [7, 6, 6]])
-    """
-    input = to_jax(input)
-    return _grey(input, size, footprint, structure, output, mode, cval,
-                 origin, axes, False)
+``min(input[x + y] - structure[y])`` over the footprint; a flat one is
+`minimum_filter`.""", example="""\
+array([[5, 3, 3],
+       [1, 1, 3],
+       [1, 1, 2]])""")
+
+grey_dilation = _grey_operation(
+    "grey_dilation", functools.partial(_grey, minimum=False),
+    depth=grey_dilation_depth, doc="%(grey_erosion_doc)s",
+    use="added", result="dilated image", summary="""\
+Greyscale dilation: the maximum over the reflected structuring element.
+
+``max(input[x - y] + structure[y])`` over the footprint; as in SciPy the
+origin of an even-sized element is shifted by one, so that dilation and
+erosion are adjoint.""", example="""\
+array([[9, 9, 8],
+       [9, 9, 6],
+       [7, 6, 6]])""")
 
 
 def _warn_size_ignored(size: Any, footprint: Any) -> None:
@@ -1218,128 +1175,66 @@ def _two_sided(input: Array, size: Any, footprint: Any, structure: Any,
                  as_bool=_bytes_of_bool(input, structure))
 
 
-@docfiller(result="opened image")
-@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
-def grey_opening(input: ArrayLike, size: Any = None, footprint: Any = None,
-                 structure: Any = None, output: Any = None,
-                 mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
-                 axes: Any = None) -> Array:
-    """Greyscale opening: the dilation of the erosion.
+grey_opening = _grey_operation(
+    "grey_opening", functools.partial(_two_sided, first_minimum=True),
+    summary="Greyscale opening: the dilation of the erosion.",
+    result="opened image", call="np.array([1, 5, 1, 1, 6, 7, 6]), size=3",
+    example="array([1, 1, 1, 1, 6, 6, 6])")
 
-    %(parameters_grey)s
-
-    %(returns_grey)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import grey_opening
-    >>> grey_opening(np.array([1, 5, 1, 1, 6, 7, 6]), size=3)
-    array([1, 1, 1, 1, 6, 6, 6])
-    """
-    input = to_jax(input)
-    return _two_sided(input, size, footprint, structure, output, mode, cval,
-                      origin, axes, True)
+grey_closing = _grey_operation(
+    "grey_closing", functools.partial(_two_sided, first_minimum=False),
+    summary="Greyscale closing: the erosion of the dilation.",
+    result="closed image", call="np.array([6, 1, 6, 6, 1, 0, 1]), size=3",
+    example="array([6, 6, 6, 6, 1, 1, 1])")
 
 
-@docfiller(result="closed image")
-@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
-def grey_closing(input: ArrayLike, size: Any = None, footprint: Any = None,
-                 structure: Any = None, output: Any = None,
-                 mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
-                 axes: Any = None) -> Array:
-    """Greyscale closing: the erosion of the dilation.
-
-    %(parameters_grey)s
-
-    %(returns_grey)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import grey_closing
-    >>> grey_closing(np.array([6, 1, 6, 6, 1, 0, 1]), size=3)
-    array([6, 6, 6, 6, 1, 1, 1])
-    """
-    input = to_jax(input)
-    return _two_sided(input, size, footprint, structure, output, mode, cval,
-                      origin, axes, False)
-
-
-@docfiller(result="gradient")
-@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
-def morphological_gradient(input: ArrayLike, size: Any = None,
-                           footprint: Any = None, structure: Any = None,
-                           output: Any = None, mode: str = "reflect",
-                           cval: Any = 0.0, origin: Any = 0, *,
-                           axes: Any = None) -> Array:
-    """Morphological gradient: dilation minus erosion.
-
-    Computed in the input's dtype (``uint8`` wraps around), or in that of
-    an `output` array; as in SciPy, an `output` dtype is ignored.
-
-    %(parameters_grey)s
-
-    %(returns_grey)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import morphological_gradient
-    >>> morphological_gradient(np.array([0, 0, 3, 3, 3, 0]), size=3)
-    array([0, 3, 3, 0, 3, 3])
-    """
-    input = to_jax(input)
+def _dilated_and_eroded(input: Array, size: Any, footprint: Any,
+                        structure: Any, output: Any, mode: Any, cval: Any,
+                        origin: Any, axes: Any) -> tuple[Array, Array]:
+    """The dilation, and the erosion in the dtype of an `output` array."""
     dilated = _grey(input, size, footprint, structure, None, mode, cval,
                     origin, axes, False)
     eroded = _grey(input, size, footprint, structure, _array_only(output),
                    mode, cval, origin, axes, True)
+    return dilated, eroded
+
+
+def _gradient(input: Array, *args: Any) -> Array:
+    dilated, eroded = _dilated_and_eroded(input, *args)
     return _numpy_op("subtract", dilated, eroded, eroded.dtype)
 
 
-@docfiller(result="Laplace")
-@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
-def morphological_laplace(input: ArrayLike, size: Any = None,
-                          footprint: Any = None, structure: Any = None,
-                          output: Any = None, mode: str = "reflect",
-                          cval: Any = 0.0, origin: Any = 0, *,
-                          axes: Any = None) -> Array:
-    """Morphological Laplace: dilation plus erosion minus twice the input.
-
-    Computed step by step in the input's dtype (``uint8`` wraps around) or
-    that of an `output` array; as in SciPy, an `output` dtype is ignored.
-
-    %(parameters_grey)s
-
-    %(returns_grey)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import morphological_laplace
-    >>> morphological_laplace(np.array([0, 0, 3, 3, 3, 0]), size=3)
-    array([ 0,  3, -3,  0, -3,  3])
-    """
-    input = to_jax(input)
-    dilated = _grey(input, size, footprint, structure, None, mode, cval,
-                    origin, axes, False)
-    eroded = _grey(input, size, footprint, structure, _array_only(output),
-                   mode, cval, origin, axes, True)
+def _laplace(input: Array, *args: Any) -> Array:
+    dilated, eroded = _dilated_and_eroded(input, *args)
     dtype = eroded.dtype
     result = _numpy_op("add", dilated, eroded, dtype)
     result = _numpy_op("subtract", result, input, dtype)
     return _numpy_op("subtract", result, input, dtype)
 
 
+morphological_gradient = _grey_operation(
+    "morphological_gradient", _gradient, result="gradient",
+    call="np.array([0, 0, 3, 3, 3, 0]), size=3",
+    example="array([0, 3, 3, 0, 3, 3])", summary="""\
+Morphological gradient: dilation minus erosion.
+
+%(combination_dtype)s""")
+
+morphological_laplace = _grey_operation(
+    "morphological_laplace", _laplace, result="Laplace",
+    call="np.array([0, 0, 3, 3, 3, 0]), size=3",
+    example="array([ 0,  3, -3,  0, -3,  3])", summary="""\
+Morphological Laplace: dilation plus erosion minus twice the input.
+
+%(combination_dtype)s""")
+
+
 def _tophat(input: Array, size: Any, footprint: Any, structure: Any,
             output: Any, mode: Any, cval: Any, origin: Any, axes: Any,
             white: bool) -> Array:
-    _warn_size_ignored(size, footprint)
-    first = _grey(input, size, footprint, structure, None, mode, cval,
-                  origin, axes, white, raw=True)
-    second = _grey(first, size, footprint, structure, output, mode, cval,
-                   origin, axes, not white,
-                   as_bool=_bytes_of_bool(input, structure))
+    """The input minus its opening (white) or the closing minus the input."""
+    second = _two_sided(input, size, footprint, structure, output, mode,
+                        cval, origin, axes, first_minimum=white)
     if input.dtype == np.bool_ and second.dtype == np.bool_:
         return _numpy_op("xor", input, second, np.dtype(bool))
     if white:
@@ -1347,53 +1242,18 @@ def _tophat(input: Array, size: Any, footprint: Any, structure: Any,
     return _numpy_op("subtract", second, input, second.dtype)
 
 
-@docfiller(result="white top-hat")
-@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
-def white_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
-                 structure: Any = None, output: Any = None,
-                 mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
-                 axes: Any = None) -> Array:
-    """White top-hat: the input minus its grey opening.
+white_tophat = _grey_operation(
+    "white_tophat", functools.partial(_tophat, white=True),
+    result="white top-hat", call="np.array([2, 2, 7, 2, 2, 3]), size=2",
+    example="array([0, 0, 5, 0, 0, 1])", summary="""\
+White top-hat: the input minus its grey opening.
 
-    %(tophat_dtype)s
+%(tophat_dtype)s""")
 
-    %(parameters_grey)s
+black_tophat = _grey_operation(
+    "black_tophat", functools.partial(_tophat, white=False),
+    result="black top-hat", call="np.array([7, 7, 2, 7, 7, 6]), size=2",
+    example="array([0, 0, 5, 0, 0, 0])", summary="""\
+Black top-hat: the grey closing of the input, minus the input.
 
-    %(returns_grey)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import white_tophat
-    >>> white_tophat(np.array([2, 2, 7, 2, 2, 3]), size=2)
-    array([0, 0, 5, 0, 0, 1])
-    """
-    input = to_jax(input)
-    return _tophat(input, size, footprint, structure, output, mode, cval,
-                   origin, axes, True)
-
-
-@docfiller(result="black top-hat")
-@ndimage_function("input", "footprint", "structure", depth=grey_pair_depth)
-def black_tophat(input: ArrayLike, size: Any = None, footprint: Any = None,
-                 structure: Any = None, output: Any = None,
-                 mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
-                 axes: Any = None) -> Array:
-    """Black top-hat: the grey closing minus the input.
-
-    %(tophat_dtype)s
-
-    %(parameters_grey)s
-
-    %(returns_grey)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import black_tophat
-    >>> black_tophat(np.array([7, 7, 2, 7, 7, 6]), size=2)
-    array([0, 0, 5, 0, 0, 0])
-    """
-    input = to_jax(input)
-    return _tophat(input, size, footprint, structure, output, mode, cval,
-                   origin, axes, False)
+%(tophat_dtype)s""")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import jax
@@ -42,7 +42,7 @@ from jaxndimage._canvas import (
     window_margins,
 )
 from jaxndimage._casting import cast_like_c, cast_like_numpy, compute_dtype
-from jaxndimage._dispatch import as_array, ndimage_function
+from jaxndimage._dispatch import as_array, family_member, ndimage_function
 from jaxndimage._distributed import footprint_depth, window1d_depth
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import FILTER_EXTENSION, check_mode, window_passes
@@ -385,6 +385,14 @@ def _is_mode_sequence(mode: Any) -> bool:
     return not isinstance(mode, str) and isinstance(mode, Iterable)
 
 
+def _check_one_mode(mode: Any, where: str) -> None:
+    """SciPy's RuntimeError for a sequence of modes (``"A sequence of modes
+    is not supported <where>"``), else its check of the one mode."""
+    if _is_mode_sequence(mode):
+        raise RuntimeError(f"A sequence of modes is not supported {where}")
+    check_mode(mode)
+
+
 # --------------------------------------------------------------------------
 # minimum / maximum
 # --------------------------------------------------------------------------
@@ -453,10 +461,7 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
 
     footprint = expand_footprint(footprint, axes, input.ndim)
     origins = check_footprint_origins(footprint, origin, axes, input.ndim)
-    if _is_mode_sequence(mode):
-        raise RuntimeError("A sequence of modes is not supported for "
-                           "non-separable footprints")
-    check_mode(mode)
+    _check_one_mode(mode, "for non-separable footprints")
     if input.size == 0:
         return jnp.zeros(input.shape, out)
     # SciPy casts cval to the input type for non-separable footprints (a
@@ -470,55 +475,58 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
                               out_dtype=out)
 
 
-@docfiller(title="Minimum", example="2, 0, 0, 0, 1, 1, 0, 0")
-@ndimage_function("input", depth=window1d_depth)
-def minimum_filter1d(input: ArrayLike, size: int, axis: int = -1,
-                     output: Any = None, mode: str = "reflect",
-                     cval: Any = 0.0, origin: int = 0) -> Array:
-    """%(extreme_filter1d_doc)s"""
-    return _extreme_filter1d(input, size, axis, output, mode, cval, origin,
-                             True)
+def _extreme_filter1d_function(name: str, minimum: bool,
+                               **fields: str) -> Callable[..., Array]:
+    """minimum_filter1d or maximum_filter1d, with SciPy's signature."""
+
+    def extreme_filter1d(input: ArrayLike, size: int, axis: int = -1,
+                         output: Any = None, mode: str = "reflect",
+                         cval: Any = 0.0, origin: int = 0) -> Array:
+        return _extreme_filter1d(input, size, axis, output, mode, cval,
+                                 origin, minimum)
+
+    return family_member(extreme_filter1d, name, "%(extreme_filter1d_doc)s",
+                         "input", depth=window1d_depth, fields=fields)
 
 
-@docfiller(title="Maximum", example="8, 8, 8, 4, 9, 9, 9, 9")
-@ndimage_function("input", depth=window1d_depth)
-def maximum_filter1d(input: ArrayLike, size: int, axis: int = -1,
-                     output: Any = None, mode: str = "reflect",
-                     cval: Any = 0.0, origin: int = 0) -> Array:
-    """%(extreme_filter1d_doc)s"""
-    return _extreme_filter1d(input, size, axis, output, mode, cval, origin,
-                             False)
+minimum_filter1d = _extreme_filter1d_function(
+    "minimum_filter1d", True, title="Minimum",
+    example="2, 0, 0, 0, 1, 1, 0, 0")
+maximum_filter1d = _extreme_filter1d_function(
+    "maximum_filter1d", False, title="Maximum",
+    example="8, 8, 8, 4, 9, 9, 9, 9")
 
 
-@docfiller(kind="minimum", example="""\
+def _extreme_filter_function(name: str, minimum: bool, doc: str,
+                             **fields: str) -> Callable[..., Array]:
+    """minimum_filter or maximum_filter, with SciPy's signature."""
+
+    def extreme_filter(input: ArrayLike, size: Any = None,
+                       footprint: Any = None, output: Any = None,
+                       mode: Any = "reflect", cval: Any = 0.0,
+                       origin: Any = 0, *, axes: Any = None) -> Array:
+        return _min_or_max_filter(input, size, footprint, output, mode,
+                                  cval, origin, minimum, axes)
+
+    return family_member(extreme_filter, name, doc, "input", "footprint",
+                         depth=footprint_depth, fields=fields)
+
+
+minimum_filter = _extreme_filter_function("minimum_filter", True, """\
+%(extreme_filter_doc)s
+>>> minimum_filter(a, footprint=[[0, 1], [1, 0]], mode='nearest')
+array([[5, 3, 3],
+       [1, 1, 8],
+       [1, 7, 2]])""", kind="minimum", example="""\
 array([[5, 3, 3],
        [1, 1, 3],
        [1, 1, 2]])""")
-@ndimage_function("input", "footprint", depth=footprint_depth)
-def minimum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
-                   output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
-                   origin: Any = 0, *, axes: Any = None) -> Array:
-    """%(extreme_filter_doc)s
-    >>> minimum_filter(a, footprint=[[0, 1], [1, 0]], mode='nearest')
-    array([[5, 3, 3],
-           [1, 1, 8],
-           [1, 7, 2]])
-    """
-    return _min_or_max_filter(input, size, footprint, output, mode,
-                              cval, origin, True, axes)
-
-
-@docfiller(kind="maximum", example="""\
+maximum_filter = _extreme_filter_function(
+    "maximum_filter", False, "%(extreme_filter_doc)s", kind="maximum",
+    example="""\
 array([[5, 5, 8],
        [5, 9, 9],
        [7, 9, 9]])""")
-@ndimage_function("input", "footprint", depth=footprint_depth)
-def maximum_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
-                   output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
-                   origin: Any = 0, *, axes: Any = None) -> Array:
-    """%(extreme_filter_doc)s"""
-    return _min_or_max_filter(input, size, footprint, output, mode,
-                              cval, origin, False, axes)
 
 
 # --------------------------------------------------------------------------
@@ -561,10 +569,7 @@ def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
         return _min_or_max_filter(input, None, footprint, output,
                                   modes, cval, origins, rank == 0, None)
     out = output_dtype(output, input.dtype, shape=input.shape)
-    if _is_mode_sequence(modes):
-        raise RuntimeError("A sequence of modes is not supported by "
-                           "non-separable rank filters")
-    check_mode(modes)
+    _check_one_mode(modes, "by non-separable rank filters")
     if input.size == 0:
         return jnp.zeros(input.shape, out)
     return _rank_footprint(input, cval, pattern=Pattern.of(footprint),
