@@ -4,7 +4,8 @@ label of the whole array.
     python benchmarks/bench_dask_label.py [--size 8192] [--chunk 2048]
 
 The image is thresholded smoothed noise, about 20 000 blobs at 8192², in
-chunks of ``--chunk``, so many features cross the seams between chunks.  The labels computed on the cluster must equal SciPy's exactly
+chunks of ``--chunk``, so many features cross the seams between chunks.
+The labels computed on the cluster must equal SciPy's exactly
 (same numbering, same count); the script fails if they do not.  Times are
 of the whole call, computed to a numpy array, for jaxndimage on the cluster
 and for SciPy on one core of this machine.  Writes

@@ -48,8 +48,7 @@ sys.path.insert(0, str(ROOT))
 # ``python benchmarks/run.py`` finds this checkout's jaxndimage.
 import jaxndimage as jn  # noqa: E402
 from jaxndimage import _cache  # noqa: E402
-from jaxndimage.__main__ import (  # noqa: E402
-    SHOWCASE, sample_image, showcase_input)
+from jaxndimage.__main__ import SHOWCASE, sample_image, showcase_input  # noqa: E402
 from jaxndimage._timing import (  # noqa: E402
     bandwidth_bound_time,
     compare,
