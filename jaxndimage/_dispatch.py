@@ -457,17 +457,20 @@ def ndimage_function(*array_params: str,
 
 def family_member(function: F, name: str, doc: str, *array_params: str,
                   fields: Mapping[str, str] | None = None,
+                  dispatch: Callable[..., Callable[[F], F]] | None = None,
                   **options: Any) -> F:
     """``function``, named ``name``, documented by ``doc`` (filled by
     :func:`~jaxndimage._docstrings.docfiller` with ``fields``) and decorated
-    by :func:`ndimage_function` with ``array_params`` and ``options``.
+    by ``dispatch(*array_params, **options)`` (default
+    :func:`ndimage_function`).
 
     For families of public functions that share SciPy's signature: a
     factory writes the signature once, and makes each member with this.
     """
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
-    dispatched = ndimage_function(*array_params, **options)(function)
+    dispatched = (dispatch or ndimage_function)(*array_params,
+                                                **options)(function)
     return docfiller(**(fields or {}))(dispatched)
 
 

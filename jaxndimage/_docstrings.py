@@ -328,34 +328,55 @@ index : int or array_like of int, optional
     region. Used only with `labels`.""",
     "labels_index": "%(labels)s\n%(index)s",
     "input_values": "input : array_like\n    Values.",
-    "parameters_statistic": """\
-Parameters
-----------
-%(input_values)s
-%(labels_index)s""",
-    "parameters_sum": """\
+    # The docstring of each per-label statistic (fields: `summary`,
+    # `input_doc`, and the sections `returns` and `examples`).
+    "statistic_doc": """\
+%(summary)s
+
 Parameters
 ----------
 input : array_like
-    Values to sum.
-%(labels_index)s""",
-    # The results of minimum and maximum (field `numpy`, "min" or "max").
-    "returns_extremum": """\
+    %(input_doc)s
+%(labels_index)s
+
 Returns
 -------
+%(returns)s
+
+%(examples)s""",
+    # The sections of minimum and maximum (fields: `numpy`, "min" or "max",
+    # and the example results `per_label` and `whole`).
+    "summary_extremum":
+        "The %(name)s of the values of an array, over labelled regions.",
+    "returns_extremum": """\
 %(name)s : scalar or ndarray
     Of `input`'s dtype: one %(name)s (a ValueError for an empty region,
     as numpy's ``%(numpy)s``), or one per element of `index` (0 for labels
     that do not occur).""",
-    # The results of minimum_position and maximum_position (field `kind`,
-    # "minimum" or "maximum").
+    "examples_extremum": """\
+%(examples_measurements)s
+>>> labels, n = jaxndimage.label(a)
+>>> jaxndimage.%(name)s(a, labels=labels, index=np.arange(1, n + 1))
+%(per_label)s
+>>> jaxndimage.%(name)s(a)
+%(whole)s""",
+    # The sections of minimum_position and maximum_position (fields:
+    # `kind`, "minimum" or "maximum", and the example results `whole` and
+    # `per_label`).
+    "summary_position":
+        "The position of the %(kind)s of an array, over labelled regions.",
     "returns_position": """\
-Returns
--------
 position : tuple or list of tuples
     Coordinates of the first %(kind)s in raster order: one tuple, or a
     list with one per element of `index` (all zeros for labels that do
     not occur).""",
+    "examples_position": """\
+%(examples_measurements)s
+>>> jaxndimage.%(name)s(a)
+%(whole)s
+>>> labels = np.array([[0, 1, 2, 3]] * 4)
+>>> jaxndimage.%(name)s(a, labels, [1, 3])
+%(per_label)s""",
     # The start of many Examples: the array `a` of SciPy's examples.
     "examples_measurements": """\
 Examples

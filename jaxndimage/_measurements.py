@@ -69,10 +69,19 @@ import numpy as np
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import concrete_on_cpu, flat_bucket, nonzero_mask
-from jaxndimage._dispatch import as_array, as_numpy, is_jax_array, ndimage_function, to_jax
+from jaxndimage._dispatch import (
+    as_array,
+    as_numpy,
+    family_member,
+    is_jax_array,
+    ndimage_function,
+    to_jax,
+)
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._support import OutputArray, output_dtype
+
+ArrayLike = Any
 
 __all__ = [
     "center_of_mass",
@@ -171,10 +180,14 @@ def _to_dask(result: Any) -> Any:
     return result
 
 
+def _scalars(result: Any, bound: inspect.BoundArguments) -> Any:
+    """The default finish step: each 0-d array of ``result`` a scalar."""
+    return jax.tree.map(_scalar, result)
+
+
 def _measurement(*array_params: str,
                  finish: Callable[[Any, inspect.BoundArguments], Any]
-                 = lambda result, bound: jax.tree.map(_scalar, result)
-                 ) -> Callable:
+                 = _scalars) -> Callable:
     """``ndimage_function`` for functions that return scalars, tuples, lists.
 
     The implementation returns JAX arrays; ``finish(result, bound)`` turns
@@ -1335,6 +1348,34 @@ def _measure_kernel(input, labels, index, low, operands, bucket, *,
     return _BODIES[statistic](groups, *operands)
 
 
+def _statistic(name: str, *, summary: str, returns: str, examples: str,
+               input_doc: str = "Values.",
+               statistic: str | None = None,
+               finish: Callable[[Any, inspect.BoundArguments], Any]
+               = _scalars, **fields: str) -> Callable[..., Any]:
+    """The public per-label statistic ``name``, with SciPy's signature
+    ``(input, labels=None, index=None)``: the body ``_BODIES[statistic]``
+    (default ``name``) run by :func:`_measure`, its result turned into
+    SciPy's structure by ``finish``.
+
+    Its docstring is ``statistic_doc`` of :mod:`._docstrings`, filled with
+    ``summary``, ``input_doc`` (what `input` holds), the section
+    ``returns`` (without its heading), the section ``examples``, and
+    ``fields``.
+    """
+    key = statistic or name
+
+    def per_label(input: ArrayLike, labels: ArrayLike | None = None,
+                  index: ArrayLike | None = None) -> Any:
+        return _measure(key, input, labels, index)
+
+    sections = dict(summary=summary, input_doc=input_doc, returns=returns,
+                    examples=examples)
+    return family_member(per_label, name, "%(statistic_doc)s",
+                         *_STATISTIC_PARAMETERS, dispatch=_measurement,
+                         finish=finish, fields={**sections, **fields})
+
+
 def _nonempty(reduction: str) -> Callable:
     """A finish step that raises numpy's ValueError for the minimum or
     maximum of an empty region (outside a trace)."""
@@ -1350,33 +1391,27 @@ def _nonempty(reduction: str) -> Callable:
     return finish
 
 
-@docfiller
-@_measurement(*_STATISTIC_PARAMETERS)
-def sum_labels(input, labels=None, index=None):
-    """The sum of the values of an array, over labelled regions.
-
-    %(parameters_sum)s
-
-    Returns
-    -------
-    sum : scalar or ndarray
-        One sum (of ``input.sum()``'s dtype) when `index` is None or a
-        scalar; else a float64 array of `index`'s shape, 0 for labels that
-        do not occur.
-
-    Examples
-    --------
-    >>> import jaxndimage
-    >>> input = [0, 1, 2, 3]
-    >>> labels = [1, 1, 2, 2]
-    >>> jaxndimage.sum_labels(input, labels, index=[1, 2])
-    array([1., 5.])
-    >>> jaxndimage.sum_labels(input, labels, index=1)
-    np.int64(1)
-    >>> jaxndimage.sum_labels(input, labels)
-    np.int64(6)
-    """
-    return _measure("sum", input, labels, index)
+sum_labels = _statistic(
+    "sum_labels", summary="The sum of the values of an array, over labelled regions.",
+    input_doc="Values to sum.",
+    returns="""\
+sum : scalar or ndarray
+    One sum (of ``input.sum()``'s dtype) when `index` is None or a
+    scalar; else a float64 array of `index`'s shape, 0 for labels that
+    do not occur.""",
+    examples="""\
+Examples
+--------
+>>> import jaxndimage
+>>> input = [0, 1, 2, 3]
+>>> labels = [1, 1, 2, 2]
+>>> jaxndimage.sum_labels(input, labels, index=[1, 2])
+array([1., 5.])
+>>> jaxndimage.sum_labels(input, labels, index=1)
+np.int64(1)
+>>> jaxndimage.sum_labels(input, labels)
+np.int64(6)""",
+    statistic="sum")
 
 
 def _sum_body(groups: _Groups) -> jax.Array:
@@ -1387,27 +1422,21 @@ def _sum_body(groups: _Groups) -> jax.Array:
     return result
 
 
-@docfiller
-@_measurement(*_STATISTIC_PARAMETERS)
-def sum(input, labels=None, index=None):
-    """The sum of the values of an array, over labelled regions.
+sum = _statistic(
+    "sum", summary="""\
+The sum of the values of an array, over labelled regions.
 
-    An alias of `sum_labels`, kept as SciPy keeps it.
-
-    %(parameters_sum)s
-
-    Returns
-    -------
-    sum : scalar or ndarray
-        As `sum_labels`.
-
-    Examples
-    --------
-    >>> import jaxndimage
-    >>> jaxndimage.sum([1, 2, 3], [1, 0, 1], index=[1])
-    array([4.])
-    """
-    return _measure("sum", input, labels, index)
+An alias of `sum_labels`, kept as SciPy keeps it.""",
+    input_doc="Values to sum.",
+    returns="""\
+sum : scalar or ndarray
+    As `sum_labels`.""",
+    examples="""\
+Examples
+--------
+>>> import jaxndimage
+>>> jaxndimage.sum([1, 2, 3], [1, 0, 1], index=[1])
+array([4.])""")
 
 
 def _mean(groups: _Groups) -> jax.Array:
@@ -1416,34 +1445,20 @@ def _mean(groups: _Groups) -> jax.Array:
     return sums.astype(dtype) / counts.astype(dtype)
 
 
-@docfiller
-@_measurement(*_STATISTIC_PARAMETERS)
-def mean(input, labels=None, index=None):
-    """The mean of the values of an array, over labelled regions.
-
-    Parameters
-    ----------
-    input : array_like
-        Values to average.
-    %(labels_index)s
-
-    Returns
-    -------
-    mean : float or ndarray
-        float64: one mean, or one per element of `index` (NaN for labels
-        that do not occur).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import jaxndimage
-    >>> a = np.arange(25).reshape((5, 5))
-    >>> labels = np.zeros_like(a)
-    >>> labels[3:5, 3:5] = 1
-    >>> jaxndimage.mean(a, labels=labels, index=[0, 1])
-    array([10.28571429, 21.        ])
-    """
-    return _measure("mean", input, labels, index)
+mean = _statistic(
+    "mean", summary="The mean of the values of an array, over labelled regions.",
+    input_doc="Values to average.",
+    returns="""\
+mean : float or ndarray
+    float64: one mean, or one per element of `index` (NaN for labels
+    that do not occur).""",
+    examples="""\
+%(examples_measurements)s
+>>> float(jaxndimage.mean(a))
+2.125
+>>> labels, n = jaxndimage.label(a)
+>>> jaxndimage.mean(a, labels=labels, index=np.arange(1, n + 1))
+array([2.75, 5.5 , 6.  ])""")
 
 
 def _variance(groups: _Groups) -> jax.Array:
@@ -1458,47 +1473,32 @@ def _variance(groups: _Groups) -> jax.Array:
     return (_group_sum(groups, squares) / counts).astype(means.dtype)
 
 
-@docfiller
-@_measurement(*_STATISTIC_PARAMETERS)
-def variance(input, labels=None, index=None):
-    """The variance of the values of an array, over labelled regions.
-
-    %(parameters_statistic)s
-
-    Returns
-    -------
-    variance : float or ndarray
-        float64 (population variance, as SciPy): one value, or one per
-        element of `index` (NaN for labels that do not occur).
-
-    %(examples_measurements)s
-    >>> float(jaxndimage.variance(a))
-    7.609375
-    >>> labels, n = jaxndimage.label(a)
-    >>> jaxndimage.variance(a, labels, index=np.arange(1, n + 1))
-    array([2.1875, 2.25  , 9.    ])
-    """
-    return _measure("variance", input, labels, index)
+variance = _statistic(
+    "variance", summary="The variance of the values of an array, over labelled regions.",
+    returns="""\
+variance : float or ndarray
+    float64 (population variance, as SciPy): one value, or one per
+    element of `index` (NaN for labels that do not occur).""",
+    examples="""\
+%(examples_measurements)s
+>>> float(jaxndimage.variance(a))
+7.609375
+>>> labels, n = jaxndimage.label(a)
+>>> jaxndimage.variance(a, labels, index=np.arange(1, n + 1))
+array([2.1875, 2.25  , 9.    ])""")
 
 
-@docfiller
-@_measurement(*_STATISTIC_PARAMETERS)
-def standard_deviation(input, labels=None, index=None):
-    """The standard deviation of the values of an array, over labelled
-    regions.
-
-    %(parameters_statistic)s
-
-    Returns
-    -------
-    standard_deviation : float or ndarray
-        float64: the square root of `variance`.
-
-    %(examples_measurements)s
-    >>> float(jaxndimage.standard_deviation(a))
-    2.7585095613392387
-    """
-    return _measure("standard_deviation", input, labels, index)
+standard_deviation = _statistic(
+    "standard_deviation", summary="""\
+The standard deviation of the values of an array, over labelled
+regions.""",
+    returns="""\
+standard_deviation : float or ndarray
+    float64: the square root of `variance`.""",
+    examples="""\
+%(examples_measurements)s
+>>> float(jaxndimage.standard_deviation(a))
+2.7585095613392387""")
 
 
 def _extreme_values(groups: _Groups, find_max: bool) -> jax.Array:
@@ -1516,48 +1516,21 @@ def _extremum_body(groups: _Groups, find_max: bool):
     return values, _per_index(groups, _group_count(groups))
 
 
-@docfiller(numpy="min")
-@_measurement(*_STATISTIC_PARAMETERS, finish=_nonempty("minimum"))
-def minimum(input, labels=None, index=None):
-    """The minimum of the values of an array, over labelled regions.
-
-    %(parameters_statistic)s
-
-    %(returns_extremum)s
-
-    %(examples_measurements)s
-    >>> labels, n = jaxndimage.label(a)
-    >>> jaxndimage.minimum(a, labels=labels, index=np.arange(1, n + 1))
-    array([1, 4, 3])
-    >>> jaxndimage.minimum(a)
-    np.int64(0)
-    """
-    return _measure("minimum", input, labels, index)
+def _extremum(kind: str, numpy: str, per_label: str,
+              whole: str) -> Callable[..., Any]:
+    """`minimum` or `maximum` (``kind``): numpy's ``numpy`` per label;
+    ``per_label`` and ``whole`` are its example results."""
+    return _statistic(kind, summary="%(summary_extremum)s",
+                      returns="%(returns_extremum)s",
+                      examples="%(examples_extremum)s",
+                      finish=_nonempty(kind), numpy=numpy,
+                      per_label=per_label, whole=whole)
 
 
-@docfiller(numpy="max")
-@_measurement(*_STATISTIC_PARAMETERS, finish=_nonempty("maximum"))
-def maximum(input, labels=None, index=None):
-    """The maximum of the values of an array, over labelled regions.
-
-    %(parameters_statistic)s
-
-    %(returns_extremum)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import jaxndimage
-    >>> a = np.arange(16).reshape((4, 4))
-    >>> labels = np.zeros_like(a)
-    >>> labels[:2, :2] = 1
-    >>> labels[2:, 1:3] = 2
-    >>> jaxndimage.maximum(a, labels=labels, index=[1, 2])
-    array([ 5, 14])
-    >>> jaxndimage.maximum(a, labels=labels)
-    np.int64(14)
-    """
-    return _measure("maximum", input, labels, index)
+minimum = _extremum("minimum", "min", per_label="array([1, 4, 3])",
+                    whole="np.int64(0)")
+maximum = _extremum("maximum", "max", per_label="array([5, 7, 9])",
+                    whole="np.int64(9)")
 
 
 def _medians(values: jax.Array, segments: jax.Array, size: int):
@@ -1577,30 +1550,22 @@ def _medians(values: jax.Array, segments: jax.Array, size: int):
     return median, counts
 
 
-@docfiller
-@_measurement(*_STATISTIC_PARAMETERS)
-def median(input, labels=None, index=None):
-    """The median of the values of an array, over labelled regions.
-
-    %(parameters_statistic)s
-
-    Returns
-    -------
-    median : float or ndarray
-        One median, or one per element of `index`: float64 for integer
-        and boolean input (the two middle values averaged in float64),
-        `input`'s dtype for floats. An empty region gives NaN; a label of
-        `index` that does not occur gives what SciPy gives (the smallest
-        value among the points of the lowest label).
-
-    %(examples_measurements)s
-    >>> labels, n = jaxndimage.label(a)
-    >>> jaxndimage.median(a, labels=labels, index=np.arange(1, n + 1))
-    array([2.5, 5.5, 6. ])
-    >>> float(jaxndimage.median(a))
-    0.5
-    """
-    return _measure("median", input, labels, index)
+median = _statistic(
+    "median", summary="The median of the values of an array, over labelled regions.",
+    returns="""\
+median : float or ndarray
+    One median, or one per element of `index`: float64 for integer
+    and boolean input (the two middle values averaged in float64),
+    `input`'s dtype for floats. An empty region gives NaN; a label of
+    `index` that does not occur gives what SciPy gives (the smallest
+    value among the points of the lowest label).""",
+    examples="""\
+%(examples_measurements)s
+>>> labels, n = jaxndimage.label(a)
+>>> jaxndimage.median(a, labels=labels, index=np.arange(1, n + 1))
+array([2.5, 5.5, 6. ])
+>>> float(jaxndimage.median(a))
+0.5""")
 
 
 def _median_body(groups: _Groups) -> jax.Array:
@@ -1655,45 +1620,22 @@ def _position_body(groups: _Groups, find_max: bool):
             _per_index(groups, _group_count(groups)))
 
 
-@docfiller(kind="minimum")
-@_measurement(*_STATISTIC_PARAMETERS, finish=_position_result("minimum"))
-def minimum_position(input, labels=None, index=None):
-    """The position of the minimum of an array, over labelled regions.
-
-    %(parameters_statistic)s
-
-    %(returns_position)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import jaxndimage
-    >>> a = np.array([[10, 20, 30],
-    ...               [40, 80, 100],
-    ...               [1, 100, 200]])
-    >>> jaxndimage.minimum_position(a)
-    (np.int64(2), np.int64(0))
-    """
-    return _measure("minimum_position", input, labels, index)
+def _position(kind: str, whole: str, per_label: str) -> Callable[..., Any]:
+    """`minimum_position` or `maximum_position` (``kind``, "minimum" or
+    "maximum"); ``whole`` and ``per_label`` are its example results."""
+    return _statistic(f"{kind}_position", summary="%(summary_position)s",
+                      returns="%(returns_position)s",
+                      examples="%(examples_position)s",
+                      finish=_position_result(kind), kind=kind,
+                      whole=whole, per_label=per_label)
 
 
-@docfiller(kind="maximum")
-@_measurement(*_STATISTIC_PARAMETERS, finish=_position_result("maximum"))
-def maximum_position(input, labels=None, index=None):
-    """The position of the maximum of an array, over labelled regions.
-
-    %(parameters_statistic)s
-
-    %(returns_position)s
-
-    %(examples_measurements)s
-    >>> jaxndimage.maximum_position(a)
-    (np.int64(3), np.int64(0))
-    >>> labels = np.array([[0, 1, 2, 3]] * 4)
-    >>> jaxndimage.maximum_position(a, labels, [1, 3])
-    [(np.int64(1), np.int64(1)), (np.int64(2), np.int64(3))]
-    """
-    return _measure("maximum_position", input, labels, index)
+minimum_position = _position(
+    "minimum", whole="(np.int64(0), np.int64(2))",
+    per_label="[(np.int64(2), np.int64(1)), (np.int64(0), np.int64(3))]")
+maximum_position = _position(
+    "maximum", whole="(np.int64(3), np.int64(0))",
+    per_label="[(np.int64(1), np.int64(1)), (np.int64(2), np.int64(3))]")
 
 
 def _extrema_result(result, bound):
@@ -1704,26 +1646,19 @@ def _extrema_result(result, bound):
             positions((high_at, count), bound))
 
 
-@docfiller
-@_measurement(*_STATISTIC_PARAMETERS, finish=_extrema_result)
-def extrema(input, labels=None, index=None):
-    """Minimum, maximum and their positions, over labelled regions.
-
-    %(parameters_statistic)s
-
-    Returns
-    -------
-    minimums, maximums : scalar or ndarray
-        As `minimum` and `maximum`.
-    min_positions, max_positions : tuple or list of tuples
-        As `minimum_position` and `maximum_position`.
-
-    %(examples_measurements)s
-    >>> low, high, low_at, high_at = jaxndimage.extrema(a)
-    >>> int(low), int(high), low_at, high_at
-    (0, 9, (np.int64(0), np.int64(2)), (np.int64(3), np.int64(0)))
-    """
-    return _measure("extrema", input, labels, index)
+extrema = _statistic(
+    "extrema", summary="Minimum, maximum and their positions, over labelled regions.",
+    returns="""\
+minimums, maximums : scalar or ndarray
+    As `minimum` and `maximum`.
+min_positions, max_positions : tuple or list of tuples
+    As `minimum_position` and `maximum_position`.""",
+    examples="""\
+%(examples_measurements)s
+>>> low, high, low_at, high_at = jaxndimage.extrema(a)
+>>> int(low), int(high), low_at, high_at
+(0, 9, (np.int64(0), np.int64(2)), (np.int64(3), np.int64(0)))""",
+    finish=_extrema_result)
 
 
 def _extrema_body(groups: _Groups):
@@ -1742,35 +1677,18 @@ def _centres_result(result, bound):
     return [tuple(_rows(v)) for v in _rows(xp.transpose(per_axis))]
 
 
-@docfiller
-@_measurement(*_STATISTIC_PARAMETERS, finish=_centres_result)
-def center_of_mass(input, labels=None, index=None):
-    """The centre of mass of an array, over labelled regions.
-
-    Parameters
-    ----------
-    input : array_like
-        Masses (positive or negative).
-    %(labels_index)s
-
-    Returns
-    -------
-    center_of_mass : tuple or list of tuples
-        float64 coordinates: one tuple, or a list with one per element of
-        `index` (NaN for labels that do not occur).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import jaxndimage
-    >>> a = np.array([[0, 0, 0, 0],
-    ...               [0, 1, 1, 0],
-    ...               [0, 1, 1, 0],
-    ...               [0, 1, 1, 0]])
-    >>> [float(c) for c in jaxndimage.center_of_mass(a)]
-    [2.0, 1.5]
-    """
-    return _measure("center_of_mass", input, labels, index)
+center_of_mass = _statistic(
+    "center_of_mass", summary="The centre of mass of an array, over labelled regions.",
+    input_doc="Masses (positive or negative).",
+    returns="""\
+center_of_mass : tuple or list of tuples
+    float64 coordinates: one tuple, or a list with one per element of
+    `index` (NaN for labels that do not occur).""",
+    examples="""\
+%(examples_measurements)s
+>>> [round(float(c), 3) for c in jaxndimage.center_of_mass(a)]
+[1.824, 1.206]""",
+    finish=_centres_result)
 
 
 def _center_of_mass_body(groups: _Groups) -> jax.Array:
