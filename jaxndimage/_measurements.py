@@ -1978,22 +1978,24 @@ def _watershed_host(image: np.ndarray, markers: np.ndarray,
     prv = [-1] * size
     done = [False] * size
     cost = [maxval + 1] * size
+
+    def enqueue(point: int, bucket: int, at_front: bool) -> None:
+        # Link `point` in at the front (or back) of the list of `bucket`.
+        end, other_end, outward, inward = ((first, last, nxt, prv) if at_front
+                                           else (last, first, prv, nxt))
+        outward[point], inward[point] = end[bucket], -1
+        if end[bucket] >= 0:
+            inward[end[bucket]] = point
+        end[bucket] = point
+        if other_end[bucket] < 0:
+            other_end[bucket] = point
+
     marker_list = markers.ravel().tolist()
     for j, mark in enumerate(marker_list):
         if mark == 0:
             continue
         cost[j] = 0
-        if first[0] < 0:
-            first[0] = last[0] = j
-            nxt[j] = prv[j] = -1
-        elif mark > 0:
-            nxt[j], prv[j] = first[0], -1
-            prv[first[0]] = j
-            first[0] = j
-        else:
-            nxt[j], prv[j] = -1, last[0]
-            nxt[last[0]] = j
-            last[0] = j
+        enqueue(j, 0, at_front=mark > 0)
     shape = image.shape
     strides = [int(np.prod(shape[k + 1:], dtype=np.int64))
                for k in range(len(shape))]
@@ -2035,20 +2037,7 @@ def _watershed_host(image: np.ndarray, markers: np.ndarray,
                         nxt[before] = after
                     if after >= 0:
                         prv[after] = before
-                if mark < 0:
-                    prv[p], nxt[p] = last[high], -1
-                    if last[high] >= 0:
-                        nxt[last[high]] = p
-                    last[high] = p
-                    if first[high] < 0:
-                        first[high] = p
-                else:
-                    nxt[p], prv[p] = first[high], -1
-                    if first[high] >= 0:
-                        prv[first[high]] = p
-                    first[high] = p
-                    if last[high] < 0:
-                        last[high] = p
+                enqueue(p, high, at_front=mark >= 0)
     labels[...] = np.asarray(label_list, dtype=np.int64).astype(
         labels.dtype, casting="unsafe")
 
