@@ -52,6 +52,7 @@ from jax import lax
 from jaxndimage._cache import LOOP_EMITTERS, KernelCache, argument_types, kernel_entry
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
+from jaxndimage._typing import Array
 
 __all__ = ["BUCKETS", "LIST_CHUNK", "SHORT_LISTS", "SOURCE_LENGTHS", "TILE_LENGTH",
            "ExactGrid", "FlatGrid", "Margins", "bands", "bucket_length",
@@ -59,7 +60,6 @@ __all__ = ["BUCKETS", "LIST_CHUNK", "SHORT_LISTS", "SOURCE_LENGTHS", "TILE_LENGT
            "list_chunks", "list_length", "nonzero_mask", "pointwise", "relabel_axes",
            "separable_margins", "shape_generic", "window_margins"]
 
-Array = jax.Array
 
 #: Canvas lengths, in samples: eight levels, so that 2-D images from 16² to
 #: 2048² compile at most eight programs per configuration.  The levels are

@@ -83,6 +83,7 @@ from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._support import normalize_sequence
+from jaxndimage._typing import Array, ArrayLike
 
 __all__ = [
     "distance_transform_bf",
@@ -90,8 +91,6 @@ __all__ = [
     "distance_transform_edt",
 ]
 
-Array = jax.Array
-ArrayLike = Any
 
 #: "Not reached" in the chamfer kernels; far above any distance, and far
 #: enough below 2**31 that adding a line length cannot overflow.

@@ -62,6 +62,7 @@ from jaxndimage._support import (
     normalize_sequence,
     output_dtype,
 )
+from jaxndimage._typing import Array, ArrayLike
 
 __all__ = [
     "convolve",
@@ -80,9 +81,6 @@ __all__ = [
     "uniform_filter",
     "uniform_filter1d",
 ]
-
-Array = jax.Array
-ArrayLike = Any
 
 
 # --------------------------------------------------------------------------
@@ -641,7 +639,6 @@ def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
         weights = weights.conj()
     return correlate1d(input, weights, axis, output, mode, cval,
                        convolution_origin(as_int(origin, "origin"), weights.shape[0]))
-
 
 
 # --------------------------------------------------------------------------

@@ -25,12 +25,11 @@ from jaxndimage._dispatch import ndimage_function, nonempty, to_jax
 from jaxndimage._distributed import whole_depth
 from jaxndimage._docstrings import docfiller
 from jaxndimage._support import OutputArray, normalize_axis, normalize_sequence
+from jaxndimage._typing import Array, ArrayLike
 
 __all__ = ["fourier_ellipsoid", "fourier_gaussian", "fourier_shift",
            "fourier_uniform"]
 
-Array = jax.Array
-ArrayLike = Any
 
 _REAL_OUTPUTS = (np.complex64, np.complex128, np.float32, np.float64)
 _COMPLEX_OUTPUTS = (np.complex64, np.complex128)

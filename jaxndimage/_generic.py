@@ -64,11 +64,9 @@ from jaxndimage._support import (
     normalize_axis,
     output_dtype,
 )
+from jaxndimage._typing import Array, ArrayLike
 
 __all__ = ["generic_filter", "generic_filter1d", "vectorized_filter"]
-
-Array = jax.Array
-ArrayLike = Any
 
 
 #: What JAX raises when traced code needs concrete values (``float(x)``,

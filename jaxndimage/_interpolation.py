@@ -45,6 +45,7 @@ from jaxndimage._support import (
     normalize_sequence,
     output_dtype,
 )
+from jaxndimage._typing import Array, ArrayLike
 
 __all__ = [
     "affine_transform",
@@ -55,8 +56,6 @@ __all__ = [
     "zoom",
 ]
 
-Array = jax.Array
-ArrayLike = Any
 
 # --------------------------------------------------------------------------
 # Kernels (pure JAX; everything here may be traced)
@@ -712,7 +711,6 @@ def map_coordinates(input: ArrayLike, coordinates: ArrayLike,
                        prefilter=bool(prefilter), out_dtype=out)
 
 
-
 def _affine_matrix(matrix: Any, offset: Any, ndim: int, out_ndim: int
                    ) -> tuple[Array, Any]:
     """Validate and split an affine matrix as SciPy does: returns a 1-D
@@ -825,7 +823,6 @@ def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
                           prefilter=bool(prefilter), out_dtype=out)
 
 
-
 @docfiller
 @ndimage_function("input")
 def shift(input: ArrayLike, shift: Any, output: Any = None, order: int = 3,
@@ -872,7 +869,6 @@ def shift(input: ArrayLike, shift: Any, output: Any = None, order: int = 3,
     return _zoom_shift_kernel(
         input, None, shifts, cval, out_shape=input.shape, order=order,
         mode=mode, prefilter=bool(prefilter), grid_mode=False, out_dtype=out)
-
 
 
 @docfiller
@@ -954,7 +950,6 @@ def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
         input, jnp.asarray(ratios, _coordinate_dtype()), None, cval,
         out_shape=out_shape, order=order, mode=mode,
         prefilter=bool(prefilter), grid_mode=bool(grid_mode), out_dtype=out)
-
 
 
 def _rotation(angle: float) -> np.ndarray:
@@ -1056,7 +1051,6 @@ def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
         planes, matrix, offset, cval)
     result = result.reshape(batch + result.shape[-2:])
     return jnp.moveaxis(result, (-2, -1), axes)
-
 
 
 def _vectorised_mapping(mapping: Callable, out_shape: tuple[int, ...],

@@ -80,8 +80,7 @@ from jaxndimage._dispatch import (
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._support import OutputArray, output_dtype
-
-ArrayLike = Any
+from jaxndimage._typing import ArrayLike
 
 __all__ = [
     "center_of_mass",

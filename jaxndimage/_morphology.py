@@ -93,6 +93,7 @@ from jaxndimage._support import (
     normalize_sequence,
     output_dtype,
 )
+from jaxndimage._typing import Array, ArrayLike
 
 __all__ = [
     "binary_closing",
@@ -114,8 +115,6 @@ __all__ = [
     "white_tophat",
 ]
 
-Array = jax.Array
-ArrayLike = Any
 
 #: Morphology's kernels run on arrays of their own static shape.
 _GRID = ExactGrid()

@@ -55,6 +55,7 @@ from jaxndimage._support import (
     normalize_sequence,
     output_dtype,
 )
+from jaxndimage._typing import Array, ArrayLike
 
 __all__ = [
     "maximum_filter",
@@ -66,8 +67,6 @@ __all__ = [
     "rank_filter",
 ]
 
-Array = jax.Array
-ArrayLike = Any
 
 #: Footprints with more taps than this are ranked by sorting, not a network.
 NETWORK_MAX_TAPS = 64

@@ -50,11 +50,10 @@ from jaxndimage._docstrings import docfiller
 from jaxndimage._filters import _correlate_along
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, extend_indices, pad_axis
 from jaxndimage._support import normalize_axis, output_dtype
+from jaxndimage._typing import Array, ArrayLike
 
 __all__ = ["spline_filter", "spline_filter1d"]
 
-Array = jax.Array
-ArrayLike = Any
 
 #: Poles of the B-spline prefilter of each order (ni_splines.c).
 POLES: dict[int, tuple[float, ...]] = {
