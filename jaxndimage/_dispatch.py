@@ -41,6 +41,7 @@ from jaxndimage._cache import KernelRefused, checking_arguments
 from jaxndimage._casting import scipy_arithmetic
 from jaxndimage._distributed import DepthRule
 from jaxndimage._docstrings import docfiller
+from jaxndimage._plans import plan_depth, run
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
 
 __all__ = ["as_array", "as_caller_array", "as_numpy", "caller_namespace",
@@ -318,6 +319,7 @@ def nonempty(input: jax.Array) -> bool:
 def ndimage_function(*array_params: str,
                      reject_float16: bool | Callable[[jax.Array], bool] = True,
                      depth: DepthRule | None = None,
+                     planned: bool = False,
                      none_for_output_array: bool = False,
                      keeps_byte_order: bool = False
                      ) -> Callable[[F], F]:
@@ -341,6 +343,11 @@ def ndimage_function(*array_params: str,
         (``footprint_depth``, ``window1d_depth``, ``gaussian_depth``, ...).
         Without it, the function computes a dask input whole, when called,
         and returns a dask array of the result.
+    planned : bool, optional
+        The implementation is a planned shell: it returns a
+        :class:`~jaxndimage._plans.Planned` (see :mod:`jaxndimage._plans`),
+        which the decorator runs, and whose plan gives the dask depth
+        (no `depth` rule then).
     none_for_output_array : bool, optional
         Return None, not the array, when ``output=`` is an array the result
         was written into (SciPy's ``binary_fill_holes`` and
@@ -362,8 +369,12 @@ def ndimage_function(*array_params: str,
     array([2., 1., 0., 1., 2.])
     """
 
+    if planned and depth is not None:
+        raise TypeError("depth: a planned function's depth is its plan's")
+
     def decorate(impl: F) -> F:
         signature = inspect.signature(impl)
+        rule = plan_depth(impl, array_params[0]) if planned else depth
         has_output = "output" in signature.parameters
         bind = _binder(signature)
 
@@ -378,7 +389,7 @@ def ndimage_function(*array_params: str,
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
                 return _distributed.map_dask(wrapper, bound, array_params[0],
-                                             depth)
+                                             rule)
 
             if any(is_jax_array(value) for value in given.values()):
                 if _is_array(output) and not isinstance(output, OutputArray):
@@ -388,7 +399,7 @@ def ndimage_function(*array_params: str,
                         "(output=jnp.float32) and use the returned array")
                 sharded = _distributed.explicit_sharding(list(given.values()))
                 if sharded is None:
-                    return impl(**arguments)
+                    return run(impl(**arguments))
                 return _call_explicitly_sharded(
                     impl, signature.bind(*args, **kwargs), given, sharded)
 
@@ -414,7 +425,8 @@ def ndimage_function(*array_params: str,
                             and reject_float16(arguments["input"])))):
                     # SciPy's C layer refuses float16 where a call first
                     # reaches it, after the arguments have been checked:
-                    # the call runs up to its first kernel, and no further.
+                    # a planned shell makes its plan and returns; another
+                    # runs up to its first kernel, and no further.
                     try:
                         with checking_arguments():
                             impl(**arguments)
@@ -422,7 +434,7 @@ def ndimage_function(*array_params: str,
                         pass
                     raise RuntimeError(
                         "input: array type dtype('float16') not supported")
-                result = impl(**arguments)
+                result = run(impl(**arguments))
                 if on_device and namespace is not None:
                     result = jax.tree.map(
                         lambda a: _to_device(to_jax(a), borrowed, namespace),
@@ -517,11 +529,11 @@ def _call_explicitly_sharded(impl: Callable, bound: inspect.BoundArguments,
     """``impl`` on arrays whose type carries explicit sharding."""
     names = [name for name, value in given.items() if is_jax_array(value)]
 
-    def run(*values):
+    def call(*values):
         for name, value in zip(names, values):
             bound.arguments[name] = value
-        return impl(*bound.args, **bound.kwargs)
+        return run(impl(*bound.args, **bound.kwargs))
 
     return _distributed.call_sharded(
-        run, [given[name] for name in names], jax.typeof(sharded).sharding,
+        call, [given[name] for name in names], jax.typeof(sharded).sharding,
         tuple(sharded.shape))

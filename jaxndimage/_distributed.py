@@ -6,9 +6,10 @@ dask
     ``rule(arguments, ndim)`` that maps the call's bound arguments (defaults
     applied) to one entry per axis of ``input`` — an int (the halo, the
     kernel radius plus ``|origin|``) or None (the axis must be whole, as for a
-    user's callable or a Fourier filter).  New functions pass it to the
-    decorator, ``@ndimage_function("input", depth=footprint_depth)``, next
-    to its definition.
+    user's callable or a Fourier filter).  A planned function's rule is its
+    plan's :attr:`~jaxndimage._plans.Plan.depth`
+    (:func:`jaxndimage._plans.plan_depth`); the others name a rule in their
+    decorator, ``@ndimage_function("input", depth=footprint_depth)``.
 
     :func:`map_dask` then builds ``dask.array.map_overlap`` over the dask
     input.  Every block is filtered by the same public function on numpy, with
@@ -43,7 +44,6 @@ from jaxndimage._modes import FILTER_EXTENSION, extend_indices
 from jaxndimage._support import (
     aligned_empty,
     check_axes,
-    convolution_origin,
     gaussian_radius,
     normalize_axis,
     normalize_sequence,
@@ -53,11 +53,8 @@ __all__ = [
     "DepthRule",
     "axis_whole_depth",
     "call_sharded",
-    "convolve1d_depth",
-    "convolve_depth",
     "explicit_sharding",
     "footprint_depth",
-    "gaussian1d_depth",
     "gaussian_depth",
     "is_dask_array",
     "map_dask",
@@ -126,14 +123,6 @@ def gaussian_depth(arguments: Mapping[str, Any], ndim: int
                            _axes(arguments, ndim), ndim)
 
 
-def gaussian1d_depth(arguments: Mapping[str, Any], ndim: int
-                     ) -> list[int | None]:
-    """Depth of ``gaussian_filter1d``."""
-    axis = normalize_axis(arguments.get("axis", -1), ndim)
-    return _gaussian_depth(arguments["sigma"], arguments.get("truncate", 4.0),
-                           arguments.get("radius"), (axis,), ndim)
-
-
 def footprint_depth(arguments: Mapping[str, Any], ndim: int
                     ) -> list[int | None]:
     """Depth of a filter over a window given by ``footprint`` (or
@@ -166,18 +155,6 @@ def _window_sizes(arguments: Mapping[str, Any], axes: Sequence[int]
     return normalize_sequence(arguments.get("size", 3), len(axes), "size")
 
 
-def convolve_depth(arguments: Mapping[str, Any], ndim: int
-                   ) -> list[int | None]:
-    """Depth of ``convolve``: ``correlate``'s, with the window flipped."""
-    axes = _axes(arguments, ndim)
-    sizes = _window_sizes(arguments, axes)
-    origins = normalize_sequence(arguments.get("origin", 0), len(axes),
-                                 "origin")
-    return _per_axis(
-        [window_reach(int(n), convolution_origin(int(o), int(n)))
-         for n, o in zip(sizes, origins)], axes, ndim)
-
-
 def _window1d(arguments: Mapping[str, Any], ndim: int) -> tuple[int, int]:
     axis = normalize_axis(arguments.get("axis", -1), ndim)
     weights = arguments.get("weights")
@@ -199,14 +176,6 @@ def window1d_depth(arguments: Mapping[str, Any], ndim: int
     """
     axis, size = _window1d(arguments, ndim)
     origin = int(arguments.get("origin", 0))
-    return _per_axis([window_reach(size, origin)], (axis,), ndim)
-
-
-def convolve1d_depth(arguments: Mapping[str, Any], ndim: int
-                     ) -> list[int | None]:
-    """Depth of ``convolve1d``: ``correlate1d``'s, with the window flipped."""
-    axis, size = _window1d(arguments, ndim)
-    origin = convolution_origin(int(arguments.get("origin", 0)), size)
     return _per_axis([window_reach(size, origin)], (axis,), ndim)
 
 

@@ -1,11 +1,15 @@
 """Linear filters: the correlate/convolve, gaussian and uniform families.
 
-Each public function is a thin shell: it validates and normalises its
-arguments in plain Python (they are concrete), then calls one jitted kernel
-whose static arguments are only what fixes shapes or program structure (axes,
-modes, origins, radii, kernel symmetry, output dtype).  Numbers such as sigma,
-cval and weights are traced, so a new sigma with the same radius reuses the
-compiled kernel, and everything is differentiable with respect to them.
+Each public function but the Laplace and gradient-magnitude ones (which
+call a derivative callable) is planned (:mod:`jaxndimage._plans`): its shell
+validates and normalises the arguments in plain Python (they are concrete)
+into a frozen plan of only what fixes shapes or program structure (axes,
+sizes, modes, origins, kernel symmetry, output dtype) -- a
+:class:`WindowPlan`, :class:`CorrelationPlan`, :class:`GaussianPlan` or
+:class:`KernelPlan` -- and returns it with the kernel that runs it.  Numbers
+such as sigma, cval and weights are the kernel's operands and traced, so a
+new sigma with the same radius reuses the compiled program, and everything
+is differentiable with respect to them.
 
 Separable filters run one 1-D pass per axis and cast to the output dtype after
 every pass, as SciPy does; the passes of one call are fused into one program.
@@ -13,6 +17,7 @@ every pass, as SciPy does; the passes of one call are fused into one program.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -35,14 +40,10 @@ from jaxndimage._canvas import (
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, family_member, ndimage_function, nonempty
 from jaxndimage._distributed import (
-    convolve1d_depth,
-    convolve_depth,
-    footprint_depth,
-    gaussian1d_depth,
     gaussian_depth,
     neighbour_depth,
     whole_depth,
-    window1d_depth,
+    window_reach,
 )
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
@@ -51,6 +52,7 @@ from jaxndimage._modes import (
     check_modes,
     window_passes,
 )
+from jaxndimage._plans import Plan, Planned, reach_per_axis
 from jaxndimage._support import (
     as_int,
     check_axes,
@@ -528,6 +530,20 @@ def _check_real_filter(cval: Any, out: np.dtype) -> None:
                            f"supported for real input and weights")
 
 
+def _check_complex_output(out: np.dtype) -> None:
+    """Complex input or weights filter into a complex output only."""
+    if np.dtype(out).kind != "c":
+        raise RuntimeError(f"output must have complex dtype for complex "
+                           f"input or weights, got {np.dtype(out)}")
+
+
+def _check_real_cval(cval: Any) -> None:
+    """SciPy's rule for complex weights on a real input."""
+    if _is_complex(cval):
+        raise ValueError("cval: cannot provide a complex-valued cval "
+                         "when the input is real.")
+
+
 def _via_real_components(apply: Callable, input: Array, weights: Array | None,
                          cval: Any, out: np.dtype) -> Array:
     """Complex filtering as real filters of the components, as SciPy does.
@@ -535,9 +551,7 @@ def _via_real_components(apply: Callable, input: Array, weights: Array | None,
     ``apply(x, weights, cval, dtype)`` filters a real ``x`` with real
     ``weights`` into ``dtype``.
     """
-    if np.dtype(out).kind != "c":
-        raise RuntimeError(f"output must have complex dtype for complex "
-                           f"input or weights, got {np.dtype(out)}")
+    _check_complex_output(out)
     real_out = _real_dtype(out)
     complex_input = _is_complex(input)
     complex_weights = weights is not None and _is_complex(weights)
@@ -553,9 +567,7 @@ def _via_real_components(apply: Callable, input: Array, weights: Array | None,
         real = apply(input.real, weights, jnp.real(cval), real_out)
         imag = apply(input.imag, weights, jnp.imag(cval), real_out)
     else:
-        if _is_complex(cval):
-            raise ValueError("cval: cannot provide a complex-valued cval "
-                             "when the input is real.")
+        _check_real_cval(cval)
         real = apply(input, weights.real, cval, real_out)
         imag = apply(input, weights.imag, cval, real_out)
     return lax.complex(real, imag).astype(out)
@@ -577,8 +589,103 @@ def _empty_result(input: Array, out: np.dtype) -> Array:
 # correlate1d / convolve1d
 # --------------------------------------------------------------------------
 
+@dataclasses.dataclass(frozen=True)
+class FilterPlan(Plan):
+    """A linear filter into ``out_dtype``.  A complex input (or complex
+    weights) is filtered as real filters of its components, as SciPy
+    does."""
+
+    out_dtype: np.dtype
+    complex_input: bool
+    complex_weights: bool
+
+    def component(self, out_dtype: np.dtype, **fields: Any) -> Any:
+        """The plan of the real filter of one component, into
+        ``out_dtype``."""
+        return dataclasses.replace(self, out_dtype=np.dtype(out_dtype),
+                                   complex_input=False,
+                                   complex_weights=False, **fields)
+
+
+@dataclasses.dataclass(frozen=True)
+class WindowPlan(FilterPlan):
+    """A separable filter: along ``axes[i]``, one 1-D window of
+    ``sizes[i]`` taps centred at ``sizes[i] // 2 + origins[i]``, the axis
+    extended by ``modes[i]``; every pass stored in ``out_dtype``, as SciPy
+    does."""
+
+    axes: tuple[int, ...]
+    sizes: tuple[int, ...]
+    origins: tuple[int, ...]
+    modes: tuple[str, ...]
+
+    @property
+    def depth(self) -> tuple[int, ...]:
+        return reach_per_axis(self.ndim, self.axes, [
+            window_reach(n, o) for n, o in zip(self.sizes, self.origins)])
+
+
+@dataclasses.dataclass(frozen=True)
+class CorrelationPlan(WindowPlan):
+    """Correlation with 1-D weights per pass; ``symmetries[i]`` is +1 for
+    symmetric, -1 for antisymmetric, 0 for other weights
+    (:func:`_symmetry`; complex weights: of each component, when it is
+    filtered)."""
+
+    symmetries: tuple[int, ...]
+
+
+def _run_correlation(plan: CorrelationPlan, input: Array,
+                     weights: tuple[ArrayLike, ...], cval: Any) -> Array:
+    """The kernel of a :class:`CorrelationPlan`."""
+    if plan.complex_input or plan.complex_weights:
+        def apply(x, w, c, dtype):
+            symmetries = ((_symmetry(w),) if plan.complex_weights
+                          else plan.symmetries)
+            return _run_correlation(
+                plan.component(dtype, symmetries=symmetries), x,
+                (w,) if plan.complex_weights else weights, c)
+
+        return _via_real_components(
+            apply, input, weights[0] if plan.complex_weights else None,
+            cval, plan.out_dtype)
+    if input.size == 0:
+        return _empty_result(input, plan.out_dtype)
+    return _correlate_separable(
+        input, tuple(_filter_weights(w, input) for w in weights), cval,
+        axes=plan.axes, modes=plan.modes, origins=plan.origins,
+        symmetries=plan.symmetries, out_dtype=plan.out_dtype)
+
+
+def _plan_correlate1d(input: Array, weights: Array, axis: Any, output: Any,
+                      mode: Any, cval: Any, origin: Any) -> Planned:
+    complex_input, complex_weights = _is_complex(input), _is_complex(weights)
+    filtered_complex = complex_input or complex_weights
+    out = output_dtype(output, input.dtype, shape=input.shape,
+                       complex_output=filtered_complex)
+    if filtered_complex:
+        if complex_weights:
+            weights = weights.conj().astype(jnp.result_type(complex))
+            if not complex_input:
+                _check_real_cval(cval)
+    if weights.ndim != 1 or weights.shape[0] < 1:
+        raise RuntimeError("weights: no filter weights given (weights must "
+                           "be a non-empty 1-D sequence)")
+    axis = normalize_axis(axis, input.ndim)
+    origin = check_origin(origin, weights.shape[0])
+    check_mode(mode)
+    if not filtered_complex:
+        _check_real_filter(cval, out)
+    plan = CorrelationPlan(
+        ndim=input.ndim, out_dtype=out, complex_input=complex_input,
+        complex_weights=complex_weights, axes=(axis,),
+        sizes=(int(weights.shape[0]),), origins=(origin,), modes=(mode,),
+        symmetries=(0 if complex_weights else _symmetry(weights),))
+    return Planned(plan, _run_correlation, (input, (weights,), cval))
+
+
 @docfiller(verb="Correlate", operation="correlation")
-@ndimage_function("input", "weights", depth=window1d_depth)
+@ndimage_function("input", "weights", planned=True)
 def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
                 output: Any = None, mode: str = "reflect", cval: Any = 0.0,
                 origin: int = 0) -> Array:
@@ -592,37 +699,12 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
     >>> correlate1d([2, 8, 0, 4, 1, 9, 9, 0], weights=[1, 3])
     array([ 8, 26,  8, 12,  7, 28, 36,  9])
     """
-    input = as_array(input)
-    weights = as_array(weights)
-    if _is_complex(input) or _is_complex(weights):
-        if _is_complex(weights):
-            weights = weights.conj().astype(jnp.result_type(complex))
-        out = output_dtype(output, input.dtype, shape=input.shape,
-                           complex_output=True)
-
-        def apply(x, w, c, dtype):
-            return correlate1d(x, w, axis, dtype, mode, c, origin)
-
-        return _via_real_components(apply, input, weights, cval, out)
-
-    out = output_dtype(output, input.dtype, shape=input.shape)
-    if weights.ndim != 1 or weights.shape[0] < 1:
-        raise RuntimeError("weights: no filter weights given (weights must "
-                           "be a non-empty 1-D sequence)")
-    axis = normalize_axis(axis, input.ndim)
-    origin = check_origin(origin, weights.shape[0])
-    check_mode(mode)
-    _check_real_filter(cval, out)
-    if input.size == 0:
-        return _empty_result(input, out)
-    weights = _filter_weights(weights, input)
-    return _correlate_separable(
-        input, (weights,), cval, axes=(axis,), modes=(mode,),
-        origins=(origin,), symmetries=(_symmetry(weights),), out_dtype=out)
+    return _plan_correlate1d(as_array(input), as_array(weights), axis,
+                             output, mode, cval, origin)
 
 
 @docfiller(verb="Convolve", operation="convolution")
-@ndimage_function("input", "weights", depth=convolve1d_depth)
+@ndimage_function("input", "weights", planned=True)
 def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
                output: Any = None, mode: str = "reflect", cval: Any = 0.0,
                origin: int = 0) -> Array:
@@ -637,29 +719,58 @@ def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
     weights = as_array(weights)[::-1]
     if _is_complex(weights):
         weights = weights.conj()
-    return correlate1d(input, weights, axis, output, mode, cval,
-                       convolution_origin(as_int(origin, "origin"), weights.shape[0]))
+    return _plan_correlate1d(
+        as_array(input), weights, axis, output, mode, cval,
+        convolution_origin(as_int(origin, "origin"), weights.shape[0]))
 
 
 # --------------------------------------------------------------------------
 # correlate / convolve
 # --------------------------------------------------------------------------
 
-def _correlate_or_convolve(input: Array, weights: Array, output: Any,
-                           mode: str, cval: Any, origin: Any,
-                           convolution: bool, axes: Any) -> Array:
-    if _is_complex(input) or _is_complex(weights):
-        if _is_complex(weights) and not convolution:
+@dataclasses.dataclass(frozen=True)
+class KernelPlan(FilterPlan):
+    """Correlation with n-D weights of ``shape`` (the input's rank),
+    centred at ``shape[i] // 2 + origins[i]``, every axis extended by
+    ``mode``."""
+
+    shape: tuple[int, ...]
+    origins: tuple[int, ...]
+    mode: str
+
+    @property
+    def depth(self) -> tuple[int, ...]:
+        return tuple(window_reach(n, o)
+                     for n, o in zip(self.shape, self.origins))
+
+
+def _run_kernel_filter(plan: KernelPlan, input: Array, weights: Array,
+                       cval: Any) -> Array:
+    """The kernel of a :class:`KernelPlan`."""
+    if plan.complex_input or plan.complex_weights:
+        return _via_real_components(
+            lambda x, w, c, dtype: _run_kernel_filter(plan.component(dtype),
+                                                      x, w, c),
+            input, weights, cval, plan.out_dtype)
+    if input.size == 0:
+        return _empty_result(input, plan.out_dtype)
+    return _correlate_nd(input, _filter_weights(weights, input), cval,
+                         mode=plan.mode, origins=plan.origins,
+                         out_dtype=plan.out_dtype)
+
+
+def _plan_kernel_filter(input: Array, weights: Array, output: Any,
+                        mode: str, cval: Any, origin: Any,
+                        convolution: bool, axes: Any) -> Planned:
+    complex_input, complex_weights = _is_complex(input), _is_complex(weights)
+    filtered_complex = complex_input or complex_weights
+    if filtered_complex:
+        if complex_weights and not convolution:
             weights = weights.conj()
         out = output_dtype(output, input.dtype, shape=input.shape,
                            complex_output=True)
-
-        def apply(x, w, c, dtype):
-            return _correlate_or_convolve(x, w, dtype, mode, c, origin,
-                                          convolution, axes)
-
-        return _via_real_components(apply, input, weights, cval, out)
-
+        if complex_weights and not complex_input:
+            _check_real_cval(cval)
     axes = check_axes(axes, input.ndim)
     if len(axes) < input.ndim:
         if weights.ndim != len(axes):
@@ -675,18 +786,23 @@ def _correlate_or_convolve(input: Array, weights: Array, output: Any,
     origins = [as_int(o, "origin") for o in origins]
     if convolution:
         weights = weights[(slice(None, None, -1),) * weights.ndim]
-        origins = [convolution_origin(o, n) for o, n in zip(origins, weights.shape)]
+        origins = [convolution_origin(o, n)
+                   for o, n in zip(origins, weights.shape)]
     origins = tuple(check_origin(o, n) for o, n in zip(origins, weights.shape))
-    out = output_dtype(output, input.dtype, shape=input.shape)
+    if not filtered_complex:
+        out = output_dtype(output, input.dtype, shape=input.shape)
     if not isinstance(mode, str):
         raise RuntimeError("mode: a sequence of modes is not supported by "
                            "correlate and convolve")
     check_mode(mode)
-    _check_real_filter(cval, out)
-    if input.size == 0:
-        return _empty_result(input, out)
-    return _correlate_nd(input, _filter_weights(weights, input), cval,
-                         mode=mode, origins=origins, out_dtype=out)
+    if not filtered_complex:
+        _check_real_filter(cval, out)
+    plan = KernelPlan(ndim=input.ndim, out_dtype=out,
+                      complex_input=complex_input,
+                      complex_weights=complex_weights,
+                      shape=tuple(int(n) for n in weights.shape),
+                      origins=origins, mode=mode)
+    return Planned(plan, _run_kernel_filter, (input, weights, cval))
 
 
 def _kernel_filter(name: str, convolution: bool, doc: str,
@@ -697,15 +813,13 @@ def _kernel_filter(name: str, convolution: bool, doc: str,
                       output: Any = None, mode: str = "reflect",
                       cval: Any = 0.0, origin: Any = 0, *,
                       axes: Any = None) -> Array:
-        return _correlate_or_convolve(as_array(input), as_array(weights),
-                                      output, mode, cval, origin,
-                                      convolution, axes)
+        return _plan_kernel_filter(as_array(input), as_array(weights),
+                                   output, mode, cval, origin, convolution,
+                                   axes)
 
     return family_member(
         kernel_filter, name, doc, "input", "weights",
-        reject_float16=nonempty,
-        depth=convolve_depth if convolution else footprint_depth,
-        fields=fields)
+        reject_float16=nonempty, planned=True, fields=fields)
 
 
 correlate = _kernel_filter("correlate", False, """\
@@ -754,10 +868,40 @@ array([[11, 10,  7,  4],
 # Gaussian family
 # --------------------------------------------------------------------------
 
-def _gaussian(input: Array, sigmas: Sequence, orders: Sequence, modes:
-              Sequence[str], radii: Sequence, axes: Sequence[int],
-              truncate: float, cval: Any, out: np.dtype) -> Array:
-    """Shared shell of gaussian_filter and gaussian_filter1d."""
+@dataclasses.dataclass(frozen=True)
+class GaussianPlan(WindowPlan):
+    """A separable Gaussian filter: the window of axis ``axes[i]`` is
+    the Gaussian derivative of ``orders[i]`` of radius ``sizes[i] // 2``
+    (``origins`` are 0).  No axes: the input copied into ``out_dtype``."""
+
+    orders: tuple[int, ...]
+
+
+def _run_gaussian(plan: GaussianPlan, input: Array, sigmas: tuple[Any, ...],
+                  cval: Any) -> Array:
+    """The kernel of a :class:`GaussianPlan`."""
+    if not plan.axes:  # SciPy copies the input into the output, whatever dtypes
+        if plan.complex_input and plan.out_dtype.kind != "c":
+            input = input.real
+        return cast_like_numpy(input, plan.out_dtype)
+    if plan.complex_input:
+        return _via_real_components(
+            lambda x, _, c, dtype: _run_gaussian(plan.component(dtype), x,
+                                                 sigmas, c),
+            input, None, cval, plan.out_dtype)
+    if input.size == 0:
+        return _empty_result(input, plan.out_dtype)
+    return _gaussian_separable(
+        input, sigmas, cval, axes=plan.axes, orders=plan.orders,
+        radii=tuple(n // 2 for n in plan.sizes), modes=plan.modes,
+        out_dtype=plan.out_dtype)
+
+
+def _plan_gaussian(input: Array, sigmas: Sequence, orders: Sequence,
+                   modes: Sequence[str], radii: Sequence, axes: Sequence[int],
+                   truncate: float, cval: Any, out: np.dtype) -> Planned:
+    """The plan of gaussian_filter and gaussian_filter1d: one pass per axis
+    whose sigma is not zero (a traced sigma always has one)."""
     passes = []
     for axis, sigma, order, mode, radius in zip(axes, sigmas, orders, modes,
                                                 radii):
@@ -768,25 +912,23 @@ def _gaussian(input: Array, sigmas: Sequence, orders: Sequence, modes:
             raise ValueError("order must be non-negative")
         passes.append((axis, sigma, order, check_mode(mode),
                        gaussian_radius(sigma, truncate, radius)))
-    if not passes:  # SciPy copies the input into the output, whatever dtypes
-        if _is_complex(input) and np.dtype(out).kind != "c":
-            input = input.real
-        return cast_like_numpy(input, out)
-    if _is_complex(input):
-        return _via_real_components(
-            lambda x, _, c, dtype: _gaussian(x, sigmas, orders, modes, radii,
-                                             axes, truncate, c, dtype),
-            input, None, cval, out)
-    _check_real_filter(cval, out)
-    if input.size == 0:
-        return _empty_result(input, out)
-    axes, sigmas, orders, modes, radii = zip(*passes)
-    return _gaussian_separable(input, sigmas, cval, axes=axes, orders=orders,
-                               radii=radii, modes=modes, out_dtype=out)
+    complex_input = _is_complex(input)
+    if passes:
+        if complex_input:
+            _check_complex_output(out)
+        else:
+            _check_real_filter(cval, out)
+    axes, sigmas, orders, modes, radii = zip(*passes) if passes else ((),) * 5
+    plan = GaussianPlan(
+        ndim=input.ndim, out_dtype=out, complex_input=complex_input,
+        complex_weights=False, axes=axes,
+        sizes=tuple(2 * r + 1 for r in radii), origins=(0,) * len(axes),
+        modes=modes, orders=orders)
+    return Planned(plan, _run_gaussian, (input, sigmas, cval))
 
 
 @docfiller
-@ndimage_function("input", depth=gaussian1d_depth)
+@ndimage_function("input", planned=True)
 def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
                       order: int = 0, output: Any = None,
                       mode: str = "reflect", cval: Any = 0.0,
@@ -831,12 +973,12 @@ def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
     out = output_dtype(output, input.dtype, shape=input.shape,
                        complex_output=_is_complex(input))
     axis = normalize_axis(axis, input.ndim)
-    return _gaussian(input, [sigma], [order], [check_mode(mode)], [radius],
-                     [axis], truncate, cval, out)
+    return _plan_gaussian(input, [sigma], [order], [check_mode(mode)],
+                          [radius], [axis], truncate, cval, out)
 
 
 @docfiller
-@ndimage_function("input", depth=gaussian_depth)
+@ndimage_function("input", planned=True)
 def gaussian_filter(input: ArrayLike, sigma: Any, order: Any = 0,
                     output: Any = None, mode: Any = "reflect",
                     cval: Any = 0.0, truncate: float = 4.0, *,
@@ -890,11 +1032,11 @@ def gaussian_filter(input: ArrayLike, sigma: Any, order: Any = 0,
     out = output_dtype(output, input.dtype, shape=input.shape)
     axes = check_axes(axes, input.ndim)
     rank = len(axes)
-    return _gaussian(input, normalize_sequence(sigma, rank, "sigma"),
-                     normalize_sequence(order, rank, "order"),
-                     normalize_sequence(mode, rank, "mode"),
-                     normalize_sequence(radius, rank, "radius"),
-                     axes, truncate, cval, out)
+    return _plan_gaussian(input, normalize_sequence(sigma, rank, "sigma"),
+                          normalize_sequence(order, rank, "order"),
+                          normalize_sequence(mode, rank, "mode"),
+                          normalize_sequence(radius, rank, "radius"),
+                          axes, truncate, cval, out)
 
 
 def _gaussian_derivative(order: int) -> Callable:
@@ -1144,49 +1286,44 @@ def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
 # Fixed small kernels: sobel, prewitt, laplace
 # --------------------------------------------------------------------------
 
-def _derivative_and_smoothing(input: Array, axis: int, output: Any,
-                              mode: Any, cval: Any,
-                              smoothing: tuple[float, ...]) -> Array:
+def _plan_derivative_and_smoothing(input: Array, axis: Any, output: Any,
+                                   mode: Any, cval: Any,
+                                   smoothing: tuple[float, ...]) -> Planned:
     """Central difference along ``axis``, ``smoothing`` along the others."""
-    input = as_array(input)
     axis = normalize_axis(axis, input.ndim)
     out = output_dtype(output, input.dtype, shape=input.shape)
     modes = check_modes(mode, input.ndim)
     axes = (axis,) + tuple(ax for ax in range(input.ndim) if ax != axis)
-
-    def apply(x, _, c, dtype):
-        if x.size == 0:
-            return _empty_result(x, dtype)
-        dtype_w = arithmetic_dtype(x.dtype)
-        weights = (np.asarray([-1.0, 0.0, 1.0], dtype_w),) + tuple(
-            np.asarray(smoothing, dtype_w) for _ in axes[1:])
-        return _correlate_separable(
-            x, weights, c, axes=axes, modes=tuple(modes[a] for a in axes),
-            origins=(0,) * len(axes),
-            symmetries=(-1,) + (1,) * (len(axes) - 1), out_dtype=dtype)
-
-    if _is_complex(input):
-        return _via_real_components(apply, input, None, cval, out)
-    _check_real_filter(cval, out)
-    return apply(input, None, cval, out)
+    complex_input = _is_complex(input)
+    if complex_input:
+        _check_complex_output(out)
+    else:
+        _check_real_filter(cval, out)
+    plan = CorrelationPlan(
+        ndim=input.ndim, out_dtype=out, complex_input=complex_input,
+        complex_weights=False, axes=axes, sizes=(3,) * len(axes),
+        origins=(0,) * len(axes), modes=tuple(modes[a] for a in axes),
+        symmetries=(-1,) + (1,) * (len(axes) - 1))
+    weights = ((-1.0, 0.0, 1.0),) + (smoothing,) * (len(axes) - 1)
+    return Planned(plan, _run_correlation, (input, weights, cval))
 
 
 @docfiller(title="Sobel", smoothing="1, 2, 1", edge="4.")
-@ndimage_function("input", depth=neighbour_depth)
+@ndimage_function("input", planned=True)
 def sobel(input: ArrayLike, axis: int = -1, output: Any = None,
           mode: Any = "reflect", cval: Any = 0.0) -> Array:
     """%(derivative_and_smoothing_doc)s"""
-    return _derivative_and_smoothing(input, axis, output, mode, cval,
-                                     (1.0, 2.0, 1.0))
+    return _plan_derivative_and_smoothing(as_array(input), axis, output,
+                                          mode, cval, (1.0, 2.0, 1.0))
 
 
 @docfiller(title="Prewitt", smoothing="1, 1, 1", edge="3.")
-@ndimage_function("input", depth=neighbour_depth)
+@ndimage_function("input", planned=True)
 def prewitt(input: ArrayLike, axis: int = -1, output: Any = None,
             mode: Any = "reflect", cval: Any = 0.0) -> Array:
     """%(derivative_and_smoothing_doc)s"""
-    return _derivative_and_smoothing(input, axis, output, mode, cval,
-                                     (1.0, 1.0, 1.0))
+    return _plan_derivative_and_smoothing(as_array(input), axis, output,
+                                          mode, cval, (1.0, 1.0, 1.0))
 
 
 def _second_difference(input, axis, output, mode, cval):
@@ -1224,28 +1361,38 @@ def laplace(input: ArrayLike, output: Any = None, mode: Any = "reflect",
 # Uniform filters
 # --------------------------------------------------------------------------
 
-def _uniform(input: Array, sizes: Sequence[int], origins: Sequence[int],
-             modes: Sequence[str], axes: Sequence[int], cval: Any,
-             out: np.dtype) -> Array:
-    """Shared shell of uniform_filter and uniform_filter1d."""
-    if _is_complex(input):
+def _run_uniform(plan: WindowPlan, input: Array, cval: Any) -> Array:
+    """The kernel of a uniform filter's :class:`WindowPlan`."""
+    if plan.complex_input:
         return _via_real_components(
-            lambda x, _, c, dtype: _uniform(x, sizes, origins, modes, axes,
-                                            c, dtype),
-            input, None, cval, out)
-    _check_real_filter(cval, out)
+            lambda x, _, c, dtype: _run_uniform(plan.component(dtype), x, c),
+            input, None, cval, plan.out_dtype)
     if input.size == 0:
-        return _empty_result(input, out)
-    if not axes:  # SciPy copies the input: output[...] = input
-        return cast_like_numpy(input, out)
-    return _uniform_separable(input, cval, axes=tuple(axes),
-                              sizes=tuple(sizes), origins=tuple(origins),
-                              modes=tuple(modes), out_dtype=out,
+        return _empty_result(input, plan.out_dtype)
+    if not plan.axes:  # SciPy copies the input: output[...] = input
+        return cast_like_numpy(input, plan.out_dtype)
+    return _uniform_separable(input, cval, axes=plan.axes, sizes=plan.sizes,
+                              origins=plan.origins, modes=plan.modes,
+                              out_dtype=plan.out_dtype,
                               compute=arithmetic_dtype(input.dtype))
 
 
+def _plan_uniform(input: Array, passes: Sequence[tuple[int, int, int, str]],
+                  cval: Any, out: np.dtype) -> Planned:
+    """The plan of uniform_filter and uniform_filter1d: ``passes`` of
+    ``(axis, size, origin, mode)``, validated."""
+    complex_input = _is_complex(input)
+    if not complex_input:
+        _check_real_filter(cval, out)
+    axes, sizes, origins, modes = zip(*passes) if passes else ((),) * 4
+    plan = WindowPlan(ndim=input.ndim, out_dtype=out,
+                      complex_input=complex_input, complex_weights=False,
+                      axes=axes, sizes=sizes, origins=origins, modes=modes)
+    return Planned(plan, _run_uniform, (input, cval))
+
+
 @docfiller
-@ndimage_function("input", depth=window1d_depth)
+@ndimage_function("input", planned=True)
 def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1,
                      output: Any = None, mode: str = "reflect",
                      cval: Any = 0.0, origin: int = 0) -> Array:
@@ -1269,12 +1416,12 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1,
     out = output_dtype(output, input.dtype, shape=input.shape,
                        complex_output=_is_complex(input))
     origin = check_origin(origin, size)
-    check_mode(mode)
-    return _uniform(input, [size], [origin], [mode], [axis], cval, out)
+    return _plan_uniform(input, [(axis, size, origin, check_mode(mode))],
+                         cval, out)
 
 
 @docfiller
-@ndimage_function("input", depth=footprint_depth)
+@ndimage_function("input", planned=True)
 def uniform_filter(input: ArrayLike, size: Any = 3, output: Any = None,
                    mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0,
                    *, axes: Any = None) -> Array:
@@ -1314,6 +1461,5 @@ def uniform_filter(input: ArrayLike, size: Any = 3, output: Any = None,
     sizes = normalize_sequence(size, rank, "size")
     origins = normalize_sequence(origin, rank, "origin")
     modes = normalize_sequence(mode, rank, "mode")
-    passes = window_passes(axes, sizes, origins, modes)
-    axes, sizes, origins, modes = zip(*passes) if passes else ((),) * 4
-    return _uniform(input, sizes, origins, modes, axes, cval, out)
+    return _plan_uniform(input, window_passes(axes, sizes, origins, modes),
+                         cval, out)

@@ -1,0 +1,99 @@
+"""Plans: a call's arguments, validated and normalised into a frozen record.
+
+A planned public function is a shell that returns a :class:`Planned`
+instead of computing: the *plan* (a frozen, hashable dataclass of everything
+that fixes the program a call runs: axes, sizes, origins, modes, dtypes, the
+kernel's symmetry) with the *kernel* that runs it and the *operands* the
+kernel takes as data (the input, weights, sigma, cval).  The shell raises
+SciPy's exceptions, in SciPy's order, and runs nothing.  The dispatcher
+(:func:`jaxndimage._dispatch.ndimage_function`) then
+
+* runs the kernel (:meth:`Planned.run`) for an ordinary call,
+* refuses float16 host input once the plan exists, before any kernel runs,
+* reads the plan's :attr:`Plan.depth` for a dask input: how far the result
+  at a point reaches along each axis, the halo of ``map_overlap``.
+
+A plan's fields are its kernel's static arguments, so the plan is the
+compile key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Plan", "Planned", "plan_depth", "reach_per_axis", "run"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """Base of the plan records.  Subclasses are frozen dataclasses.
+
+    ``ndim`` is the number of dimensions of the input the plan was made
+    for.
+    """
+
+    ndim: int
+
+    @property
+    def depth(self) -> tuple[int | None, ...]:
+        """Per axis of the input, how far the result at a point reads
+        (None: the whole axis).  Every axis whole unless a subclass knows
+        better."""
+        return (None,) * self.ndim
+
+
+def reach_per_axis(ndim: int, axes: Sequence[int], reaches: Sequence[int]
+                   ) -> tuple[int, ...]:
+    """``reaches[i]`` on ``axes[i]`` (the largest, for an axis named
+    twice), 0 on the other axes of an ``ndim``-D input.
+
+    Examples
+    --------
+    >>> reach_per_axis(3, (2, 0), (4, 1))
+    (1, 0, 4)
+    """
+    depth = [0] * ndim
+    for axis, reach in zip(axes, reaches):
+        depth[axis] = max(depth[axis], reach)
+    return tuple(depth)
+
+
+@dataclasses.dataclass(frozen=True)
+class Planned:
+    """A plan with the kernel that runs it and the kernel's operands: what
+    a planned shell returns.  ``kernel(plan, *operands)`` computes the
+    result."""
+
+    plan: Plan
+    kernel: Callable[..., Any]
+    operands: tuple[Any, ...] = ()
+
+    def run(self) -> Any:
+        """The result: the kernel applied to the plan and the operands."""
+        return self.kernel(self.plan, *self.operands)
+
+
+def run(result: Any) -> Any:
+    """What a shell returned, computed: a :class:`Planned` is run, anything
+    else (the result of a shell that computes itself) is returned."""
+    return result.run() if isinstance(result, Planned) else result
+
+
+def plan_depth(shell: Callable[..., Any], name: str
+               ) -> Callable[[Mapping[str, Any], int], tuple[int | None, ...]]:
+    """The dask depth rule of a planned shell: its plan's depth, for an
+    argument ``name`` of that shape and dtype (the shell reads no values of
+    it: it is planned on a zero-strided stand-in).  Other arguments are
+    given as they are."""
+
+    def depth(arguments: Mapping[str, Any], ndim: int
+              ) -> tuple[int | None, ...]:
+        x = arguments[name]
+        stand_in = np.broadcast_to(np.zeros((), np.dtype(x.dtype)), x.shape)
+        return shell(**{**arguments, name: stand_in}).plan.depth
+
+    return depth
