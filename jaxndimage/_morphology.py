@@ -71,6 +71,7 @@ from jaxndimage._dispatch import as_array, family_member, ndimage_function, to_j
 from jaxndimage._distributed import DepthRule, window_reach
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import check_mode
+from jaxndimage._plans import run
 from jaxndimage._rank import (
     Pattern,
     _footprint_extreme,
@@ -953,8 +954,8 @@ def _grey(input: Array, size: Any, footprint: Any, structure: Any,
                 n = size[ii]
             origin[ii] = convolution_origin(origin[ii], n)
     if structure is None:
-        return _min_or_max_filter(input, size, footprint, output,
-                                  mode, cval, origin, minimum, axes)
+        return run(_min_or_max_filter(input, size, footprint, output,
+                                      mode, cval, origin, minimum, axes))
     return _structured_shell(input, footprint, structure, output, mode, cval,
                              origin, axes, minimum, raw, as_bool)
 

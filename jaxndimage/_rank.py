@@ -20,10 +20,15 @@ integer width, and no value takes a round trip through float.
 
 As in SciPy, the result for windows holding NaN is not specified; these
 kernels propagate NaN through minimum and maximum.
+
+The public functions are planned (:mod:`jaxndimage._plans`): their shells
+validate into an :class:`ExtremePlan` (separable windows) or a
+:class:`FootprintPlan` (other footprints, and every rank filter).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -43,9 +48,10 @@ from jaxndimage._canvas import (
 )
 from jaxndimage._casting import cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, family_member, ndimage_function
-from jaxndimage._distributed import footprint_depth, window1d_depth
+from jaxndimage._distributed import window_reach
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import FILTER_EXTENSION, check_mode, window_passes
+from jaxndimage._plans import Plan, Planned, reach_per_axis
 from jaxndimage._support import (
     as_int,
     check_axes,
@@ -396,25 +402,62 @@ def _check_one_mode(mode: Any, where: str) -> None:
 # minimum / maximum
 # --------------------------------------------------------------------------
 
-def _extreme_separable_shell(input: Array, sizes, origins, modes, axes,
-                             cval: Any, out: np.dtype, minimum: bool) -> Array:
-    passes = window_passes(axes, sizes, origins, modes)
+@dataclasses.dataclass(frozen=True)
+class ExtremePlan(Plan):
+    """A separable minimum (``minimum``) or maximum filter: along
+    ``axes[i]`` a window of ``sizes[i]`` samples centred at
+    ``sizes[i] // 2 + origins[i]``, extended by ``modes[i]``, computed in
+    ``dtypes[i]`` and stored in ``out_dtype``.  No axes: the input copied
+    into ``out_dtype``, by C's cast where ``copy_like_c`` (SciPy's 1-D
+    loop of a one-sample window), else by numpy's."""
+
+    axes: tuple[int, ...]
+    sizes: tuple[int, ...]
+    origins: tuple[int, ...]
+    modes: tuple[str, ...]
+    minimum: bool
+    dtypes: tuple[np.dtype, ...]
+    out_dtype: np.dtype
+    copy_like_c: bool = False
+
+    @property
+    def depth(self) -> tuple[int, ...]:
+        return reach_per_axis(self.ndim, self.axes, [
+            window_reach(n, o) for n, o in zip(self.sizes, self.origins)])
+
+
+def _run_extreme(plan: ExtremePlan, input: Array, cval: Any) -> Array:
+    """The kernel of an :class:`ExtremePlan`."""
     if input.size == 0:
-        return jnp.zeros(input.shape, out)
-    if not passes:  # SciPy copies the input: output[...] = input
-        return cast_like_numpy(input, out)
-    axes, sizes, origins, modes = (tuple(v) for v in zip(*passes))
+        return jnp.zeros(input.shape, plan.out_dtype)
+    if not plan.axes:  # SciPy copies the input: output[...] = input
+        cast = cast_like_c if plan.copy_like_c else cast_like_numpy
+        return cast(input, plan.out_dtype)
+    return _extreme_separable(
+        input, cval, axes=plan.axes, sizes=plan.sizes, origins=plan.origins,
+        modes=plan.modes, minimum=plan.minimum, dtypes=plan.dtypes,
+        out_dtype=plan.out_dtype)
+
+
+def _plan_extreme(input: Array, passes: Sequence[tuple[int, int, int, str]],
+                  cval: Any, out: np.dtype, minimum: bool,
+                  copy_like_c: bool = False) -> Planned:
+    """The plan of a separable min/max filter of ``passes``, validated
+    ``(axis, size, origin, mode)`` tuples."""
+    axes, sizes, origins, modes = ((tuple(v) for v in zip(*passes))
+                                   if passes else ((),) * 4)
     dtypes = tuple(_extreme_dtype(input.dtype if k == 0 else out, cval,
                                   modes[k:k + 1])
                    for k in range(len(axes)))
-    return _extreme_separable(
-        input, cval, axes=axes, sizes=sizes, origins=origins, modes=modes,
-        minimum=minimum, dtypes=dtypes, out_dtype=out)
+    plan = ExtremePlan(ndim=input.ndim, axes=axes, sizes=sizes,
+                       origins=origins, modes=modes, minimum=minimum,
+                       dtypes=dtypes, out_dtype=out, copy_like_c=copy_like_c)
+    return Planned(plan, _run_extreme, (input, cval))
 
 
 def _extreme_filter1d(input: ArrayLike, size: Any, axis: int, output: Any,
                       mode: str, cval: Any, origin: int,
-                      minimum: bool) -> Array:
+                      minimum: bool) -> Planned:
     input = as_array(input)
     _check_real(input)
     axis = normalize_axis(axis, input.ndim)
@@ -423,17 +466,55 @@ def _extreme_filter1d(input: ArrayLike, size: Any, axis: int, output: Any,
     out = output_dtype(output, input.dtype, shape=input.shape)
     origin = check_origin(origin, int(size))
     check_mode(mode)
-    if input.size == 0:
-        return jnp.zeros(input.shape, out)
     if int(size) == 1:  # SciPy's C loop still casts
-        return cast_like_c(input, out)
-    return _extreme_separable_shell(input, [size], [origin], [mode], [axis],
-                                    cval, out, minimum)
+        return _plan_extreme(input, [], cval, out, minimum, copy_like_c=True)
+    return _plan_extreme(input, [(axis, int(size), origin, mode)], cval, out,
+                         minimum)
+
+
+@dataclasses.dataclass(frozen=True)
+class FootprintPlan(Plan):
+    """A filter over the window ``pattern`` (a :class:`Pattern` over every
+    axis) centred at ``shape[i] // 2 + origins[i]``, all axes extended by
+    ``mode``: the ``rank``-th smallest value of the window, or for
+    ``rank=None`` its minimum (``minimum``) or maximum; stored in
+    ``out_dtype``."""
+
+    pattern: Pattern
+    origins: tuple[int, ...]
+    mode: str
+    rank: int | None
+    minimum: bool
+    out_dtype: np.dtype
+
+    @property
+    def depth(self) -> tuple[int, ...]:
+        shape, _ = self.pattern
+        return tuple(window_reach(n, o) for n, o in zip(shape, self.origins))
+
+
+def _run_footprint(plan: FootprintPlan, input: Array, cval: Any) -> Array:
+    """The kernel of a :class:`FootprintPlan`."""
+    if input.size == 0:
+        return jnp.zeros(input.shape, plan.out_dtype)
+    if plan.rank is not None:
+        return _rank_footprint(input, cval, pattern=plan.pattern,
+                               rank=plan.rank, origins=plan.origins,
+                               mode=plan.mode, out_dtype=plan.out_dtype)
+    # SciPy casts cval to the input type for non-separable footprints (a
+    # byte for bools).
+    if input.dtype == np.bool_:
+        input = input.astype(np.uint8)
+    cval = cast_like_c(jnp.asarray(cval) if isinstance(cval, jax.core.Tracer)
+                       else np.asarray(cval), input.dtype)
+    return _extreme_footprint(input, cval, pattern=plan.pattern,
+                              origins=plan.origins, mode=plan.mode,
+                              minimum=plan.minimum, out_dtype=plan.out_dtype)
 
 
 def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
                        output: Any, mode: Any, cval: Any, origin: Any,
-                       minimum: bool, axes: Any) -> Array:
+                       minimum: bool, axes: Any) -> Planned:
     _warn_size_ignored(size, footprint)
     separable = True
     if footprint is None:
@@ -453,25 +534,18 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
     axes = check_axes(axes, input.ndim)
     if separable:
         rank = len(axes)
-        return _extreme_separable_shell(
-            input, normalize_sequence(size, rank, "size"),
-            normalize_sequence(origin, rank, "origin"),
-            normalize_sequence(mode, rank, "mode"), axes, cval, out, minimum)
+        passes = window_passes(axes, normalize_sequence(size, rank, "size"),
+                               normalize_sequence(origin, rank, "origin"),
+                               normalize_sequence(mode, rank, "mode"))
+        return _plan_extreme(input, passes, cval, out, minimum)
 
     footprint = expand_footprint(footprint, axes, input.ndim)
     origins = check_footprint_origins(footprint, origin, axes, input.ndim)
     _check_one_mode(mode, "for non-separable footprints")
-    if input.size == 0:
-        return jnp.zeros(input.shape, out)
-    # SciPy casts cval to the input type for non-separable footprints (a
-    # byte for bools).
-    if input.dtype == np.bool_:
-        input = input.astype(np.uint8)
-    cval = cast_like_c(jnp.asarray(cval) if isinstance(cval, jax.core.Tracer)
-                       else np.asarray(cval), input.dtype)
-    return _extreme_footprint(input, cval, pattern=Pattern.of(footprint),
-                              origins=origins, mode=mode, minimum=minimum,
-                              out_dtype=out)
+    plan = FootprintPlan(ndim=input.ndim, pattern=Pattern.of(footprint),
+                         origins=origins, mode=mode, rank=None,
+                         minimum=minimum, out_dtype=out)
+    return Planned(plan, _run_footprint, (input, cval))
 
 
 def _extreme_filter1d_function(name: str, minimum: bool,
@@ -485,7 +559,7 @@ def _extreme_filter1d_function(name: str, minimum: bool,
                                  origin, minimum)
 
     return family_member(extreme_filter1d, name, "%(extreme_filter1d_doc)s",
-                         "input", depth=window1d_depth, fields=fields)
+                         "input", planned=True, fields=fields)
 
 
 minimum_filter1d = _extreme_filter1d_function(
@@ -508,7 +582,7 @@ def _extreme_filter_function(name: str, minimum: bool, doc: str,
                                   cval, origin, minimum, axes)
 
     return family_member(extreme_filter, name, doc, "input", "footprint",
-                         depth=footprint_depth, fields=fields)
+                         planned=True, fields=fields)
 
 
 minimum_filter = _extreme_filter_function("minimum_filter", True, """\
@@ -534,7 +608,7 @@ array([[5, 5, 8],
 
 def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
                  output: Any, mode: Any, cval: Any, origin: Any,
-                 operation: str, axes: Any) -> Array:
+                 operation: str, axes: Any) -> Planned:
     _warn_size_ignored(size, footprint)
     input = as_array(input)
     _check_real(input)
@@ -569,11 +643,10 @@ def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
                                   modes, cval, origins, rank == 0, None)
     out = output_dtype(output, input.dtype, shape=input.shape)
     _check_one_mode(modes, "by non-separable rank filters")
-    if input.size == 0:
-        return jnp.zeros(input.shape, out)
-    return _rank_footprint(input, cval, pattern=Pattern.of(footprint),
-                           rank=int(rank), origins=origins, mode=modes,
-                           out_dtype=out)
+    plan = FootprintPlan(ndim=input.ndim, pattern=Pattern.of(footprint),
+                         origins=origins, mode=modes, rank=int(rank),
+                         minimum=False, out_dtype=out)
+    return Planned(plan, _run_footprint, (input, cval))
 
 
 def _float16_reaches_c(input) -> bool:
@@ -584,7 +657,7 @@ def _float16_reaches_c(input) -> bool:
 
 @docfiller(parameter="rank")
 @ndimage_function("input", "footprint",
-                  reject_float16=_float16_reaches_c, depth=footprint_depth)
+                  reject_float16=_float16_reaches_c, planned=True)
 def rank_filter(input: ArrayLike, rank: int, size: Any = None,
                 footprint: Any = None, output: Any = None,
                 mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0, *,
@@ -617,7 +690,7 @@ def rank_filter(input: ArrayLike, rank: int, size: Any = None,
 
 @docfiller
 @ndimage_function("input", "footprint",
-                  reject_float16=_float16_reaches_c, depth=footprint_depth)
+                  reject_float16=_float16_reaches_c, planned=True)
 def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                   output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
                   origin: Any = 0, *, axes: Any = None) -> Array:
@@ -655,7 +728,7 @@ def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
 
 @docfiller(parameter="percentile")
 @ndimage_function("input", "footprint",
-                  reject_float16=_float16_reaches_c, depth=footprint_depth)
+                  reject_float16=_float16_reaches_c, planned=True)
 def percentile_filter(input: ArrayLike, percentile: float, size: Any = None,
                       footprint: Any = None, output: Any = None,
                       mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0,
