@@ -13,6 +13,7 @@ differentiated.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import jax
@@ -21,9 +22,9 @@ import numpy as np
 
 from jaxndimage._cache import cached_jit
 from jaxndimage._casting import arithmetic_dtype
-from jaxndimage._dispatch import ndimage_function, nonempty, to_jax
-from jaxndimage._distributed import whole_depth
+from jaxndimage._dispatch import as_array, ndimage_function, nonempty, to_jax
 from jaxndimage._docstrings import docfiller
+from jaxndimage._plans import Plan, Planned
 from jaxndimage._support import OutputArray, normalize_axis, normalize_sequence
 from jaxndimage._typing import Array, ArrayLike
 
@@ -233,29 +234,54 @@ def _output(output: Any, input: Array, allowed: tuple[type, ...],
     return dtype.newbyteorder("=")
 
 
-def _prepare(input: ArrayLike, parameter: Any, axis: int, name: str
-             ) -> tuple[Array, Array, int]:
+@dataclasses.dataclass(frozen=True)
+class FourierPlan(Plan):
+    """A Fourier filter of ``kind`` (``"gaussian"``, ``"uniform"``,
+    ``"ellipsoid"`` or ``"shift"``) of a transform whose axis ``axis`` is
+    a real transform of length ``n`` (``n=-1``: every axis complex),
+    computed in ``dtype`` and stored in ``out_dtype``.  Every output sample
+    depends on every input sample: no axis has a bounded reach."""
+
+    kind: str
+    n: int
+    axis: int
+    dtype: np.dtype
+    out_dtype: np.dtype
+
+
+def _run_fourier(plan: FourierPlan, input: ArrayLike, parameters: Array
+                 ) -> Array:
+    """The kernel of a :class:`FourierPlan`."""
     input = to_jax(input)
+    if input.size == 0:
+        return jnp.zeros(input.shape, plan.out_dtype)
+    options = dict(n=plan.n, axis=plan.axis, dtype=plan.dtype,
+                   out_dtype=plan.out_dtype)
+    if plan.kind == "shift":
+        return _fourier_shift(input, parameters, **options)
+    return _fourier_filter(input, parameters, kind=plan.kind, **options)
+
+
+def _plan_fourier(input: ArrayLike, parameter: Any, n: Any, axis: int,
+                  output: Any, kind: str, name: str) -> Planned:
+    input = as_array(input)
     axis = normalize_axis(axis, input.ndim)
     values = normalize_sequence(parameter, input.ndim, name)
     parameters = (jnp.stack([jnp.asarray(v) for v in values]) if values
                   else jnp.zeros((0,)))
-    return input, parameters, axis
-
-
-def _filter(input, parameter, n, axis, output, kind, name):
-    input, parameters, axis = _prepare(input, parameter, axis, name)
-    out = _output(output, input, (np.complex64, np.complex128, np.float32,
-                                  np.float64), np.float64)
-    if input.size == 0:
-        return jnp.zeros(input.shape, out)
-    return _fourier_filter(input, parameters, kind=kind, n=int(n), axis=axis,
-                           dtype=arithmetic_dtype(np.promote_types(input.dtype, out)),
-                           out_dtype=out)
+    if kind == "shift":
+        out = _output(output, input, _COMPLEX_OUTPUTS, np.complex128)
+    else:
+        out = _output(output, input, _REAL_OUTPUTS, np.float64)
+    plan = FourierPlan(
+        ndim=input.ndim, kind=kind, n=int(n), axis=axis,
+        dtype=np.dtype(arithmetic_dtype(np.promote_types(input.dtype, out))),
+        out_dtype=out)
+    return Planned(plan, _run_fourier, (input, parameters))
 
 
 @docfiller
-@ndimage_function("input", keeps_byte_order=True, depth=whole_depth)
+@ndimage_function("input", keeps_byte_order=True, planned=True)
 def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
                      axis: int = -1, output: Any = None) -> Array:
     """Multidimensional Gaussian filter in the Fourier domain.
@@ -284,11 +310,11 @@ def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
            [0.062, 0.099, 0.062, 0.026],
            [0.026, 0.042, 0.026, 0.011]])
     """
-    return _filter(input, sigma, n, axis, output, "gaussian", "sigma")
+    return _plan_fourier(input, sigma, n, axis, output, "gaussian", "sigma")
 
 
 @docfiller
-@ndimage_function("input", keeps_byte_order=True, depth=whole_depth)
+@ndimage_function("input", keeps_byte_order=True, planned=True)
 def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
                     axis: int = -1, output: Any = None) -> Array:
     """Multidimensional uniform filter in the Fourier domain.
@@ -312,11 +338,11 @@ def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
     >>> fourier_uniform(np.ones(4, complex), size=2).real.round(4)
     array([1.    , 0.6366, 0.    , 0.6366])
     """
-    return _filter(input, size, n, axis, output, "uniform", "size")
+    return _plan_fourier(input, size, n, axis, output, "uniform", "size")
 
 
 @docfiller
-@ndimage_function("input", keeps_byte_order=True, depth=whole_depth)
+@ndimage_function("input", keeps_byte_order=True, planned=True)
 def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
                       axis: int = -1, output: Any = None) -> Array:
     """Ellipsoidal box filter in the Fourier domain (1-D to 3-D).
@@ -349,15 +375,15 @@ def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
     array([[1.        , 0.72170284],
            [0.72170284, 0.49771703]])
     """
-    input = to_jax(input)
+    input = as_array(input)
     if input.ndim > 3:
         raise NotImplementedError("Only 1d, 2d and 3d inputs are supported")
-    return _filter(input, size, n, axis, output, "ellipsoid", "size")
+    return _plan_fourier(input, size, n, axis, output, "ellipsoid", "size")
 
 
 @docfiller
 @ndimage_function("input", reject_float16=nonempty,
-                  keeps_byte_order=True, depth=whole_depth)
+                  keeps_byte_order=True, planned=True)
 def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
                   output: Any = None) -> Array:
     """Shift in the Fourier domain.
@@ -388,11 +414,4 @@ def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
     >>> np.fft.ifft(shifted).real.round(6)
     array([3., 0., 1., 2.])
     """
-    input, shifts, axis = _prepare(input, shift, axis, "shift")
-    out = _output(output, input, (np.complex64, np.complex128),
-                  np.complex128)
-    if input.size == 0:
-        return jnp.zeros(input.shape, out)
-    return _fourier_shift(input, shifts, n=int(n), axis=axis,
-                          dtype=arithmetic_dtype(np.promote_types(input.dtype, out)),
-                           out_dtype=out)
+    return _plan_fourier(input, shift, n, axis, output, "shift", "shift")
