@@ -34,6 +34,7 @@ float64 inputs agree with SciPy to about 1e-14.
 
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 from typing import Any
 
@@ -44,11 +45,11 @@ from jax import lax
 
 from jaxndimage._cache import cached_jit
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
-from jaxndimage._dispatch import ndimage_function, to_jax
-from jaxndimage._distributed import axis_whole_depth, whole_depth
+from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._filters import _correlate_along
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, extend_indices, pad_axis
+from jaxndimage._plans import Plan, Planned
 from jaxndimage._support import normalize_axis, output_dtype
 from jaxndimage._typing import Array, ArrayLike
 
@@ -218,8 +219,52 @@ def _spline_output(output: Any, input: Array) -> np.dtype:
     return out
 
 
+@dataclasses.dataclass(frozen=True)
+class SplinePlan(Plan):
+    """Spline coefficients of ``order`` along each of ``axes`` (boundary
+    ``mode``), every pass stored in ``out_dtype``; no axes (or order 0
+    and 1): the input cast to ``out_dtype``.  A complex input is filtered
+    as its real and imaginary parts.  The prefilter is recursive: its reach
+    along a filtered axis is the whole axis."""
+
+    order: int
+    axes: tuple[int, ...]
+    mode: str
+    out_dtype: np.dtype
+    complex_input: bool
+
+    @property
+    def depth(self) -> tuple[int | None, ...]:
+        return tuple(None if axis in self.axes else 0
+                     for axis in range(self.ndim))
+
+
+def _run_spline(plan: SplinePlan, input: ArrayLike) -> Array:
+    """The kernel of a :class:`SplinePlan`."""
+    input = to_jax(input)
+    if plan.complex_input:
+        part = dataclasses.replace(plan, complex_input=False,
+                                   out_dtype=np.finfo(plan.out_dtype).dtype)
+        return jax.lax.complex(_run_spline(part, input.real),
+                               _run_spline(part, input.imag)
+                               ).astype(plan.out_dtype)
+    if plan.order < 2 or not plan.axes or input.size == 0:
+        return cast_like_c(input, plan.out_dtype)
+    return _spline_filter(input, order=plan.order, axes=plan.axes,
+                          mode=plan.mode, out_dtype=plan.out_dtype,
+                          compute=arithmetic_dtype(input.dtype))
+
+
+def _plan_spline(input: Array, order: int, axes: tuple[int, ...],
+                 out: np.dtype, mode: str) -> Planned:
+    plan = SplinePlan(ndim=input.ndim, order=order, axes=axes, mode=mode,
+                      out_dtype=out,
+                      complex_input=bool(jnp.iscomplexobj(input)))
+    return Planned(plan, _run_spline, (input,))
+
+
 @docfiller
-@ndimage_function("input", depth=axis_whole_depth)
+@ndimage_function("input", planned=True)
 def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
                     output: Any = np.float64, mode: str = "mirror") -> Array:
     """Spline coefficients of `input` along one axis.
@@ -246,28 +291,17 @@ def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
     >>> spline_filter1d(np.array([0., 0., 6., 0., 0.])).round(4)
     array([ 1.5, -3. , 10.5, -3. ,  1.5])
     """
-    input = to_jax(input)
+    input = as_array(input)
     order = _check_order(order)
     out = _spline_output(output, input)
-    if jnp.iscomplexobj(input):
-        real = spline_filter1d(input.real, order, axis,
-                               np.finfo(out).dtype, mode)
-        imag = spline_filter1d(input.imag, order, axis,
-                               np.finfo(out).dtype, mode)
-        return jax.lax.complex(real, imag).astype(out)
     check_mode(mode)
-    if order < 2 or input.ndim == 0:
-        return cast_like_c(input, out)
-    axis = normalize_axis(axis, input.ndim)
-    if input.size == 0:
-        return jnp.zeros(input.shape, out)
-    return _spline_filter(input, order=order, axes=(axis,), mode=mode,
-                          out_dtype=out,
-                          compute=arithmetic_dtype(input.dtype))
+    axes = ((normalize_axis(axis, input.ndim),) if order >= 2 and input.ndim
+            else ())
+    return _plan_spline(input, order, axes, out, mode)
 
 
 @docfiller
-@ndimage_function("input", depth=whole_depth)
+@ndimage_function("input", planned=True)
 def spline_filter(input: ArrayLike, order: int = 3, output: Any = np.float64,
                   mode: str = "mirror") -> Array:
     """Multidimensional spline coefficients of `input`.
@@ -293,16 +327,8 @@ def spline_filter(input: ArrayLike, order: int = 3, output: Any = np.float64,
            [-1.125,  2.375, -1.125],
            [ 0.486, -1.125,  2.264]])
     """
-    input = to_jax(input)
+    input = as_array(input)
     order = _check_order(order, low=2)
     out = _spline_output(output, input)
-    if jnp.iscomplexobj(input):
-        real = spline_filter(input.real, order, np.finfo(out).dtype, mode)
-        imag = spline_filter(input.imag, order, np.finfo(out).dtype, mode)
-        return jax.lax.complex(real, imag).astype(out)
     check_mode(mode)
-    if input.ndim == 0 or input.size == 0:
-        return cast_like_c(input, out)
-    return _spline_filter(input, order=order, axes=tuple(range(input.ndim)),
-                          mode=mode, out_dtype=out,
-                          compute=arithmetic_dtype(input.dtype))
+    return _plan_spline(input, order, tuple(range(input.ndim)), out, mode)
