@@ -46,6 +46,7 @@ input's dtype, as SciPy does (``uint8`` wraps around, booleans use XOR).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 import warnings
@@ -71,7 +72,7 @@ from jaxndimage._dispatch import as_array, family_member, ndimage_function, to_j
 from jaxndimage._distributed import DepthRule, window_reach
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import check_mode
-from jaxndimage._plans import run
+from jaxndimage._plans import Plan, Planned, run
 from jaxndimage._rank import (
     Pattern,
     _footprint_extreme,
@@ -473,9 +474,57 @@ def _binary_output(output: Any, shape: tuple[int, ...]) -> np.dtype:
     return np.dtype(bool)
 
 
+@dataclasses.dataclass(frozen=True)
+class BinaryPlan(Plan):
+    """``iterations`` binary erosions by ``pattern`` (a :class:`Pattern`
+    over every axis, centred at ``shape[i] // 2 + origins[i]``) with
+    ``border`` past the edges; of the complement, complemented, for
+    ``invert`` (a dilation, whose pattern and origins are then already
+    reflected).  ``iterations < 1``: until nothing changes.  ``masked``:
+    only samples where the mask operand is True change."""
+
+    pattern: Pattern
+    origins: tuple[int, ...]
+    iterations: int
+    invert: bool
+    border: bool
+    masked: bool
+    out_dtype: np.dtype
+
+    @property
+    def depth(self) -> tuple[int, ...] | None:
+        """None (no bounded reach) when iterated to convergence or
+        masked (the mask must be seen whole)."""
+        if self.iterations < 1 or self.masked:
+            return None
+        shape, _ = self.pattern
+        return tuple(window_reach(n, o) * self.iterations
+                     for n, o in zip(shape, self.origins))
+
+
+def _run_binary(plan: BinaryPlan, input: Array, mask: Array | None) -> Array:
+    """The kernel of a :class:`BinaryPlan`."""
+    options = dict(iterations=plan.iterations, invert=plan.invert,
+                   border=plan.border, out_dtype=plan.out_dtype)
+    if input.size == 0:
+        return jnp.zeros(input.shape, plan.out_dtype)
+    if input.ndim == 0:
+        result = _binary(input[None], None if mask is None else mask[None],
+                         pattern=Pattern.of(plan.pattern.array[None]),
+                         origins=(0,), **options)
+        return result[0]
+    if plan.iterations == 1 and mask is None and plan.pattern.array.any():
+        return _binary_once(as_array(input), np.asarray(plan.border),
+                            pattern=plan.pattern, origins=plan.origins,
+                            invert=plan.invert, out_dtype=plan.out_dtype)
+    return _binary(input, mask, pattern=plan.pattern, origins=plan.origins,
+                   **options)
+
+
 def _binary_erosion(input: Array, structure: Any, iterations: Any,
                     mask: Any, output: Any, border_value: Any, origin: Any,
-                    invert: bool, axes: Any, reflect: bool = False) -> Array:
+                    invert: bool, axes: Any, reflect: bool = False
+                    ) -> Planned:
     """SciPy's ``_binary_erosion``, validated in its order; ``reflect``
     first turns ``structure``/``origin`` into the dilation's."""
     iterations = _check_iterations(iterations)
@@ -504,21 +553,11 @@ def _binary_erosion(input: Array, structure: Any, iterations: Any,
     origins = tuple(check_origin(o, n)
                     for o, n in zip(origins, structure.shape))
     out = _binary_output(output, input.shape)
-    if input.size == 0:
-        return jnp.zeros(input.shape, out)
-    if ndim == 0:
-        result = _binary(input[None], None if mask is None else mask[None],
-                         pattern=Pattern.of(structure[None]), origins=(0,),
-                         iterations=iterations, invert=invert,
-                         border=bool(border_value), out_dtype=out)
-        return result[0]
-    if iterations == 1 and mask is None and structure.any():
-        return _binary_once(as_array(input), np.asarray(bool(border_value)),
-                            pattern=Pattern.of(structure), origins=origins,
-                            invert=invert, out_dtype=out)
-    return _binary(input, mask, pattern=Pattern.of(structure),
-                   origins=origins, iterations=iterations, invert=invert,
-                   border=bool(border_value), out_dtype=out)
+    plan = BinaryPlan(ndim=ndim, pattern=Pattern.of(structure),
+                      origins=origins, iterations=iterations, invert=invert,
+                      border=bool(border_value), masked=mask is not None,
+                      out_dtype=out)
+    return Planned(plan, _run_binary, (input, mask))
 
 
 def _binary_depth_of(structure: Any, origin: Any, iterations: Any,
@@ -551,40 +590,10 @@ def _binary_reach(arguments: Mapping[str, Any], ndim: int,
     return depth
 
 
-def erosion_depth(arguments: Mapping[str, Any], ndim: int
-                  ) -> list[int] | None:
-    """dask halo of `binary_erosion`: the structure's reach times the
-    iterations; None (the input is computed whole) for ``iterations < 1``
-    and with a mask (which must be seen whole too)."""
-    return _binary_reach(arguments, ndim, True, False)
-
-
-def dilation_depth(arguments: Mapping[str, Any], ndim: int
-                   ) -> list[int] | None:
-    """dask halo of `binary_dilation` (the reflected structure)."""
-    return _binary_reach(arguments, ndim, False, True)
-
-
 def opening_depth(arguments: Mapping[str, Any], ndim: int
                   ) -> list[int] | None:
     """dask halo of `binary_opening` and `binary_closing`: both passes."""
     return _binary_reach(arguments, ndim, True, True)
-
-
-def hit_or_miss_depth(arguments: Mapping[str, Any], ndim: int
-                      ) -> list[int]:
-    """dask halo of `binary_hit_or_miss`: the larger of its two erosions."""
-    axes = check_axes(arguments.get("axes"), ndim)
-    structure1 = arguments.get("structure1")
-    structure2 = arguments.get("structure2")
-    origin1 = arguments.get("origin1", 0)
-    origin2 = arguments.get("origin2")
-    first = _binary_depth_of(structure1, origin1, 1, axes, ndim, False)
-    second = _binary_depth_of(structure1 if structure2 is None
-                              else structure2,
-                              origin1 if origin2 is None else origin2, 1,
-                              axes, ndim, False)
-    return [max(a, b) for a, b in zip(first, second)]
 
 
 def whole(arguments: Mapping[str, Any], ndim: int) -> None:
@@ -593,8 +602,7 @@ def whole(arguments: Mapping[str, Any], ndim: int) -> None:
 
 
 @docfiller(operations="erosions", result="eroded")
-@ndimage_function("input", "structure", "mask",
-                  depth=erosion_depth)
+@ndimage_function("input", "structure", "mask", planned=True)
 def binary_erosion(input: ArrayLike, structure: Any = None,
                    iterations: int = 1, mask: Any = None, output: Any = None,
                    border_value: int = 0, origin: Any = 0,
@@ -627,8 +635,7 @@ def binary_erosion(input: ArrayLike, structure: Any = None,
 
 
 @docfiller(operations="dilations", result="dilated")
-@ndimage_function("input", "structure", "mask",
-                  depth=dilation_depth)
+@ndimage_function("input", "structure", "mask", planned=True)
 def binary_dilation(input: ArrayLike, structure: Any = None,
                     iterations: int = 1, mask: Any = None,
                     output: Any = None, border_value: int = 0,
@@ -670,12 +677,12 @@ def _open_or_close(input: Array, structure: Any, iterations: Any,
                    axes: Any, opening: bool) -> Array:
     structure = _default_structure(structure,
                                    len(check_axes(axes, input.ndim)))
-    first = _binary_erosion(input, structure, iterations, mask, None,
-                            border_value, origin, not opening, axes,
-                            reflect=not opening)
-    return _binary_erosion(first, structure, iterations, mask, output,
-                           border_value, origin, opening, axes,
-                           reflect=opening)
+    first = run(_binary_erosion(input, structure, iterations, mask, None,
+                                border_value, origin, not opening, axes,
+                                reflect=not opening))
+    return run(_binary_erosion(first, structure, iterations, mask, output,
+                               border_value, origin, opening, axes,
+                               reflect=opening))
 
 
 def _binary_opening_or_closing(name: str, opening: bool,
@@ -707,9 +714,30 @@ binary_closing = _binary_opening_or_closing(
     examples="%(examples_square_with_hole)s")
 
 
+@dataclasses.dataclass(frozen=True)
+class HitOrMissPlan(Plan):
+    """True where the erosion ``hit`` of the input is, and the erosion
+    ``miss`` of its complement is not; stored in ``out_dtype``."""
+
+    hit: BinaryPlan
+    miss: BinaryPlan
+    out_dtype: np.dtype
+
+    @property
+    def depth(self) -> tuple[int, ...]:
+        return tuple(map(max, self.hit.depth, self.miss.depth))
+
+
+def _run_hit_or_miss(plan: HitOrMissPlan, input: Array) -> Array:
+    """The kernel of a :class:`HitOrMissPlan`."""
+    hit = _run_binary(plan.hit, input, None)
+    miss = _run_binary(plan.miss, input, None)
+    return (hit & ~miss).astype(plan.out_dtype)
+
+
 @docfiller
-@ndimage_function("input", "structure1", "structure2",
-                  depth=hit_or_miss_depth, none_for_output_array=True)
+@ndimage_function("input", "structure1", "structure2", planned=True,
+                  none_for_output_array=True)
 def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
                        structure2: Any = None, output: Any = None,
                        origin1: Any = 0, origin2: Any = None, *,
@@ -768,8 +796,9 @@ def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
                           False, axes)
     miss = _binary_erosion(input, structure2, 1, None, None, 0, origin2,
                            True, axes)
-    out = _binary_output(output, input.shape)
-    return (hit & ~miss).astype(out)
+    plan = HitOrMissPlan(ndim=input.ndim, hit=hit.plan, miss=miss.plan,
+                         out_dtype=_binary_output(output, input.shape))
+    return Planned(plan, _run_hit_or_miss, (input,))
 
 
 @docfiller
@@ -855,8 +884,8 @@ def binary_fill_holes(input: ArrayLike, structure: Any = None,
         return _unreached_background(input, labelled).astype(out)
     mask = input == 0
     seeds = jnp.zeros(input.shape, bool)
-    reached = _binary_erosion(seeds, structure, -1, mask, None, 1, origin,
-                              True, axes, reflect=True)
+    reached = run(_binary_erosion(seeds, structure, -1, mask, None, 1,
+                                  origin, True, axes, reflect=True))
     return (~reached).astype(out)
 
 

@@ -42,6 +42,9 @@ PLANNED = [
     ("fourier_shift", ((1.0, -2.5),), {}),
     ("spline_filter1d", (3, 0), {"mode": "wrap"}),
     ("spline_filter", (5,), {"output": np.float32}),
+    ("binary_erosion", (), {"iterations": 2, "origin": (0, -1)}),
+    ("binary_dilation", (np.eye(2, dtype=bool),), {"border_value": 1}),
+    ("binary_hit_or_miss", (), {"structure1": [[1, 1, 0]]}),
 ]
 
 
@@ -55,6 +58,8 @@ def _shell(name):
 def test_planned_shell_runs_no_kernel_and_its_plan_is_a_compile_key(
         name, args, kwargs):
     image = np.random.default_rng(0).random((9, 12))
+    if name.startswith("binary"):
+        image = image > 0.3
     # The shell as the dispatcher calls it for numpy input.
     with jax.enable_x64(True), scipy_arithmetic():
         with checking_arguments():  # a kernel reached here would raise
@@ -99,6 +104,11 @@ def test_plan_changes_with_the_configuration():
     ("spline_filter1d", (3, 0), {}, (None, 0)),
     ("spline_filter1d", (1, 0), {}, (0, 0)),
     ("spline_filter", (2,), {}, (None, None)),
+    ("binary_erosion", (), {"iterations": 3}, (3, 3)),
+    ("binary_dilation", (np.ones((2, 4)),), {}, (1, 2)),
+    ("binary_erosion", (), {"iterations": -1}, None),
+    ("binary_hit_or_miss", (), {"structure1": [[1, 1, 1, 1, 1]],
+                                "structure2": np.ones((3, 1))}, (1, 2)),
 ])
 def test_plan_depth_is_the_reach_of_the_filter(name, args, kwargs, depth):
     planned = _shell(name)(np.ones((10, 10)), *args, **kwargs)
