@@ -20,6 +20,7 @@ range, as SciPy's interpolation does (unlike its filters, which truncate).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import warnings
@@ -38,6 +39,7 @@ from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, 
 from jaxndimage._dispatch import as_array, host_only, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, fold_indices, map_coordinate
+from jaxndimage._plans import Plan, Planned
 from jaxndimage._splines import spline_coefficients
 from jaxndimage._support import (
     OutputArray,
@@ -655,8 +657,61 @@ def _empty(out_shape: Sequence[int], input: Array, cval: Any,
 # Public functions
 # --------------------------------------------------------------------------
 
+@dataclasses.dataclass(frozen=True)
+class InterpolationPlan(Plan):
+    """Spline interpolation of ``order`` (boundary ``mode``, the input
+    prefiltered where ``prefilter``) into an array of ``out_shape`` and
+    ``out_dtype``; a complex input is interpolated as its real and
+    imaginary parts.  The points depend on the function: the kernel's
+    operands (``map_coordinates``, ``shift``) or the plan's fields
+    (:class:`ZoomPlan`)."""
+
+    out_shape: tuple[int, ...]
+    order: int
+    mode: str
+    prefilter: bool
+    out_dtype: np.dtype
+    complex_input: bool
+
+    @property
+    def depth(self) -> None:
+        """None: a point may read anywhere, and the result has its own
+        shape, so a dask input is interpolated whole."""
+        return None
+
+    def component(self, out_dtype: np.dtype) -> Any:
+        """The plan of one real component, into ``out_dtype``."""
+        return dataclasses.replace(self, out_dtype=np.dtype(out_dtype),
+                                   complex_input=False)
+
+
+def _interpolation_plan(kind: type, input: Array, out: np.dtype,
+                        order: int, mode: str, prefilter: Any,
+                        out_shape: Sequence[int], **fields: Any) -> Any:
+    return kind(ndim=input.ndim, out_shape=tuple(int(n) for n in out_shape),
+                order=order, mode=mode, prefilter=bool(prefilter),
+                out_dtype=out, complex_input=bool(jnp.iscomplexobj(input)),
+                **fields)
+
+
+def _run_map_coordinates(plan: InterpolationPlan, input: Array,
+                         coordinates: Array, cval: Any) -> Array:
+    """The kernel of ``map_coordinates``' plan."""
+    if plan.complex_input:
+        return _complex_parts(
+            lambda x, c, dt: _run_map_coordinates(plan.component(dt), x,
+                                                  coordinates, c),
+            input, cval, plan.out_dtype)
+    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
+    if empty is not None:
+        return empty
+    return _map_kernel(input, coordinates, cval, order=plan.order,
+                       mode=plan.mode, prefilter=plan.prefilter,
+                       out_dtype=plan.out_dtype)
+
+
 @docfiller
-@ndimage_function("input", "coordinates")
+@ndimage_function("input", "coordinates", planned=True)
 def map_coordinates(input: ArrayLike, coordinates: ArrayLike,
                     output: Any = None, order: int = 3,
                     mode: str = "constant", cval: Any = 0.0,
@@ -699,16 +754,9 @@ def map_coordinates(input: ArrayLike, coordinates: ArrayLike,
     input, out, order = _prepare(input, output, order, mode, out_shape)
     if coordinates.shape[0] != input.ndim:
         raise RuntimeError("invalid shape for coordinate array")
-    if jnp.iscomplexobj(input):
-        return _complex_parts(
-            lambda x, c, dt: map_coordinates(x, coordinates, dt, order, mode,
-                                             c, prefilter),
-            input, cval, out)
-    empty = _empty(out_shape, input, cval, out)
-    if empty is not None:
-        return empty
-    return _map_kernel(input, coordinates, cval, order=order, mode=mode,
-                       prefilter=bool(prefilter), out_dtype=out)
+    plan = _interpolation_plan(InterpolationPlan, input, out, order, mode,
+                               prefilter, out_shape)
+    return Planned(plan, _run_map_coordinates, (input, coordinates, cval))
 
 
 def _affine_matrix(matrix: Any, offset: Any, ndim: int, out_ndim: int
@@ -823,8 +871,24 @@ def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
                           prefilter=bool(prefilter), out_dtype=out)
 
 
+def _run_shift(plan: InterpolationPlan, input: Array, shifts: Array,
+               cval: Any) -> Array:
+    """The kernel of ``shift``'s plan: the input read at ``o - shift``."""
+    if plan.complex_input:
+        return _complex_parts(
+            lambda x, c, dt: _run_shift(plan.component(dt), x, shifts, c),
+            input, cval, plan.out_dtype)
+    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
+    if empty is not None:
+        return empty
+    return _zoom_shift_kernel(
+        input, None, shifts, cval, out_shape=plan.out_shape,
+        order=plan.order, mode=plan.mode, prefilter=plan.prefilter,
+        grid_mode=False, out_dtype=plan.out_dtype)
+
+
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", planned=True)
 def shift(input: ArrayLike, shift: Any, output: Any = None, order: int = 3,
           mode: str = "constant", cval: Any = 0.0,
           prefilter: bool = True) -> Array:
@@ -857,22 +921,53 @@ def shift(input: ArrayLike, shift: Any, output: Any = None, order: int = 3,
     order = _check_order(order)
     input, out, order = _prepare(input, output, order, mode,
                                  jnp.shape(input) or (0,))
-    if jnp.iscomplexobj(input):
-        return _complex_parts(
-            lambda x, c, dt: globals()["shift"](x, shift, dt, order, mode, c,
-                                                prefilter),
-            input, cval, out)
     shifts = -_offset_vector(shift, input.ndim).astype(_coordinate_dtype())
-    empty = _empty(input.shape, input, cval, out)
+    plan = _interpolation_plan(InterpolationPlan, input, out, order, mode,
+                               prefilter, input.shape)
+    return Planned(plan, _run_shift, (input, shifts, cval))
+
+
+@dataclasses.dataclass(frozen=True)
+class ZoomPlan(InterpolationPlan):
+    """A zoom: output point ``o`` reads the input at ``o * ratios`` (or
+    ``(o + 0.5) * ratios - 0.5`` in ``grid_mode``).  ``copy``: a zoom by
+    1, the input copied into ``out_dtype`` (SciPy's early exit)."""
+
+    grid_mode: bool
+    ratios: tuple[float, ...]
+    copy: bool
+
+
+def _run_zoom(plan: ZoomPlan, input: Array, cval: Any) -> Array:
+    """The kernel of a :class:`ZoomPlan`."""
+    if plan.copy:  # SciPy's early exit: output[...] = input
+        return cast_like_numpy(input, plan.out_dtype)
+    if plan.complex_input:
+        return _complex_parts(
+            lambda x, c, dt: _run_zoom(plan.component(dt), x, c),
+            input, cval, plan.out_dtype)
+    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
     if empty is not None:
         return empty
+    options = dict(order=plan.order, mode=plan.mode,
+                   prefilter=plan.prefilter, out_dtype=plan.out_dtype)
+    if _shape_generic(input, plan.order) and not (
+            plan.prefilter and plan.order > 1
+            and math.prod(plan.out_shape) >= _SEPARABLE_POINTS):
+        # SciPy's coordinates, rounded on the host as its C rounds them,
+        # interpolated on one flat list of points: nothing compiles for a
+        # new shape.
+        grid = [(np.arange(n) + 0.5) * r - 0.5 if plan.grid_mode else
+                np.arange(n) * r for n, r in zip(plan.out_shape, plan.ratios)]
+        points = np.stack(np.meshgrid(*grid, indexing="ij"))
+        return _map_kernel(input, points, cval, **options)
     return _zoom_shift_kernel(
-        input, None, shifts, cval, out_shape=input.shape, order=order,
-        mode=mode, prefilter=bool(prefilter), grid_mode=False, out_dtype=out)
+        input, jnp.asarray(np.array(plan.ratios), _coordinate_dtype()), None,
+        cval, out_shape=plan.out_shape, grid_mode=plan.grid_mode, **options)
 
 
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", planned=True)
 def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
          mode: str = "constant", cval: Any = 0.0, prefilter: bool = True, *,
          grid_mode: bool = False) -> Array:
@@ -912,14 +1007,8 @@ def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
     zooms = [float(z) for z in normalize_sequence(zoom, input.ndim, "zoom")]
     out_shape = tuple(int(round(n * z)) for n, z in zip(input.shape, zooms))
     input, out, order = _prepare(input, output, order, mode, out_shape)
-    if all(z == 1 for z in zooms) and prefilter:  # SciPy's early exit:
-        return cast_like_numpy(input, out)        # output[...] = input
-    if jnp.iscomplexobj(input):
-        return _complex_parts(
-            lambda x, c, dt: globals()["zoom"](
-                x, zooms, dt, order, mode, c, prefilter, grid_mode=grid_mode),
-            input, cval, out)
-    if grid_mode:
+    copy = all(z == 1 for z in zooms) and bool(prefilter)
+    if grid_mode and not copy:
         suggestion = {"constant": "grid-constant", "wrap": "grid-wrap"}
         if mode in suggestion:
             warnings.warn(
@@ -932,24 +1021,11 @@ def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
         numerator -= 1
     ratios = np.divide(numerator, divisor, out=np.ones(input.ndim),
                        where=divisor != 0)
-    empty = _empty(out_shape, input, cval, out)
-    if empty is not None:
-        return empty
-    if _shape_generic(input, order) and not (
-            prefilter and order > 1
-            and math.prod(out_shape) >= _SEPARABLE_POINTS):
-        # SciPy's coordinates, rounded on the host as its C rounds them,
-        # interpolated on one flat list of points: nothing compiles for a
-        # new shape.
-        grid = [(np.arange(n) + 0.5) * r - 0.5 if grid_mode else
-                np.arange(n) * r for n, r in zip(out_shape, ratios)]
-        points = np.stack(np.meshgrid(*grid, indexing="ij"))
-        return _map_kernel(input, points, cval, order=order, mode=mode,
-                           prefilter=bool(prefilter), out_dtype=out)
-    return _zoom_shift_kernel(
-        input, jnp.asarray(ratios, _coordinate_dtype()), None, cval,
-        out_shape=out_shape, order=order, mode=mode,
-        prefilter=bool(prefilter), grid_mode=bool(grid_mode), out_dtype=out)
+    plan = _interpolation_plan(
+        ZoomPlan, input, out, order, mode, prefilter, out_shape,
+        grid_mode=bool(grid_mode), ratios=tuple(float(r) for r in ratios),
+        copy=copy)
+    return Planned(plan, _run_zoom, (input, cval))
 
 
 def _rotation(angle: float) -> np.ndarray:

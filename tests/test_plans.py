@@ -45,6 +45,10 @@ PLANNED = [
     ("binary_erosion", (), {"iterations": 2, "origin": (0, -1)}),
     ("binary_dilation", (np.eye(2, dtype=bool),), {"border_value": 1}),
     ("binary_hit_or_miss", (), {"structure1": [[1, 1, 0]]}),
+    ("map_coordinates", ([[0.5, 3.2, 8.0], [1.0, 11.5, -1.0]],), {}),
+    ("shift", ((1.5, -0.25),), {"order": 1, "mode": "nearest"}),
+    ("zoom", (0.5,), {"order": 1}),
+    ("zoom", ((2.0, 1.3),), {"grid_mode": True, "mode": "grid-wrap"}),
 ]
 
 
@@ -109,6 +113,7 @@ def test_plan_changes_with_the_configuration():
     ("binary_erosion", (), {"iterations": -1}, None),
     ("binary_hit_or_miss", (), {"structure1": [[1, 1, 1, 1, 1]],
                                 "structure2": np.ones((3, 1))}, (1, 2)),
+    ("zoom", (2.0,), {}, None),
 ])
 def test_plan_depth_is_the_reach_of_the_filter(name, args, kwargs, depth):
     planned = _shell(name)(np.ones((10, 10)), *args, **kwargs)
