@@ -39,10 +39,12 @@ class Plan:
     ndim: int
 
     @property
-    def depth(self) -> tuple[int | None, ...]:
+    def depth(self) -> tuple[int | None, ...] | None:
         """Per axis of the input, how far the result at a point reads
-        (None: the whole axis).  Every axis whole unless a subclass knows
-        better."""
+        (None: the whole axis); or None for calls without a block-wise
+        form (a result of another shape, a reach to convergence), whose
+        dask input is computed whole.  Every axis whole unless a subclass
+        knows better."""
         return (None,) * self.ndim
 
 
