@@ -43,7 +43,6 @@ from jaxndimage._distributed import (
     gaussian_depth,
     neighbour_depth,
     whole_depth,
-    window_reach,
 )
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
@@ -52,7 +51,7 @@ from jaxndimage._modes import (
     check_modes,
     window_passes,
 )
-from jaxndimage._plans import Plan, Planned, reach_per_axis
+from jaxndimage._plans import Plan, Planned, window_depth
 from jaxndimage._support import (
     as_int,
     check_axes,
@@ -621,8 +620,7 @@ class WindowPlan(FilterPlan):
 
     @property
     def depth(self) -> tuple[int, ...]:
-        return reach_per_axis(self.ndim, self.axes, [
-            window_reach(n, o) for n, o in zip(self.sizes, self.origins)])
+        return window_depth(self.ndim, self.axes, self.sizes, self.origins)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -740,8 +738,8 @@ class KernelPlan(FilterPlan):
 
     @property
     def depth(self) -> tuple[int, ...]:
-        return tuple(window_reach(n, o)
-                     for n, o in zip(self.shape, self.origins))
+        return window_depth(self.ndim, range(self.ndim), self.shape,
+                            self.origins)
 
 
 def _run_kernel_filter(plan: KernelPlan, input: Array, weights: Array,

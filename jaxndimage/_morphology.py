@@ -72,7 +72,7 @@ from jaxndimage._dispatch import as_array, family_member, ndimage_function, to_j
 from jaxndimage._distributed import DepthRule, window_reach
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import check_mode
-from jaxndimage._plans import Plan, Planned, run
+from jaxndimage._plans import Plan, Planned, run, window_depth
 from jaxndimage._rank import (
     Pattern,
     _footprint_extreme,
@@ -498,8 +498,8 @@ class BinaryPlan(Plan):
         if self.iterations < 1 or self.masked:
             return None
         shape, _ = self.pattern
-        return tuple(window_reach(n, o) * self.iterations
-                     for n, o in zip(shape, self.origins))
+        return tuple(reach * self.iterations for reach in window_depth(
+            self.ndim, range(self.ndim), shape, self.origins))
 
 
 def _run_binary(plan: BinaryPlan, input: Array, mask: Array | None) -> Array:

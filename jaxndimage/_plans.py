@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Plan", "Planned", "plan_depth", "reach_per_axis", "run"]
+from jaxndimage._distributed import window_reach
+
+__all__ = ["Plan", "Planned", "plan_depth", "run", "window_depth"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,19 +50,20 @@ class Plan:
         return (None,) * self.ndim
 
 
-def reach_per_axis(ndim: int, axes: Sequence[int], reaches: Sequence[int]
-                   ) -> tuple[int, ...]:
-    """``reaches[i]`` on ``axes[i]`` (the largest, for an axis named
-    twice), 0 on the other axes of an ``ndim``-D input.
+def window_depth(ndim: int, axes: Sequence[int], sizes: Sequence[int],
+                 origins: Sequence[int]) -> tuple[int, ...]:
+    """The depth of windows of ``sizes[i]`` samples centred at
+    ``sizes[i] // 2 + origins[i]`` along ``axes[i]`` (the larger, for an
+    axis named twice), 0 along the other axes of an ``ndim``-D input.
 
     Examples
     --------
-    >>> reach_per_axis(3, (2, 0), (4, 1))
-    (1, 0, 4)
+    >>> window_depth(3, (2, 0), (9, 3), (0, 1))
+    (2, 0, 4)
     """
     depth = [0] * ndim
-    for axis, reach in zip(axes, reaches):
-        depth[axis] = max(depth[axis], reach)
+    for axis, size, origin in zip(axes, sizes, origins):
+        depth[axis] = max(depth[axis], window_reach(size, origin))
     return tuple(depth)
 
 

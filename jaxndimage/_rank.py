@@ -48,10 +48,9 @@ from jaxndimage._canvas import (
 )
 from jaxndimage._casting import cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, family_member, ndimage_function
-from jaxndimage._distributed import window_reach
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import FILTER_EXTENSION, check_mode, window_passes
-from jaxndimage._plans import Plan, Planned, reach_per_axis
+from jaxndimage._plans import Plan, Planned, window_depth
 from jaxndimage._support import (
     as_int,
     check_axes,
@@ -422,8 +421,7 @@ class ExtremePlan(Plan):
 
     @property
     def depth(self) -> tuple[int, ...]:
-        return reach_per_axis(self.ndim, self.axes, [
-            window_reach(n, o) for n, o in zip(self.sizes, self.origins)])
+        return window_depth(self.ndim, self.axes, self.sizes, self.origins)
 
 
 def _run_extreme(plan: ExtremePlan, input: Array, cval: Any) -> Array:
@@ -490,7 +488,7 @@ class FootprintPlan(Plan):
     @property
     def depth(self) -> tuple[int, ...]:
         shape, _ = self.pattern
-        return tuple(window_reach(n, o) for n, o in zip(shape, self.origins))
+        return window_depth(self.ndim, range(self.ndim), shape, self.origins)
 
 
 def _run_footprint(plan: FootprintPlan, input: Array, cval: Any) -> Array:
