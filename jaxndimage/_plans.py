@@ -27,7 +27,8 @@ import numpy as np
 
 from jaxndimage._distributed import window_reach
 
-__all__ = ["Plan", "Planned", "plan_depth", "run", "window_depth"]
+__all__ = ["Plan", "Planned", "chained_depth", "plan_depth", "run",
+           "widest_depth", "window_depth"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +66,40 @@ def window_depth(ndim: int, axes: Sequence[int], sizes: Sequence[int],
     for axis, size, origin in zip(axes, sizes, origins):
         depth[axis] = max(depth[axis], window_reach(size, origin))
     return tuple(depth)
+
+
+def _combined_depth(plans: Sequence[Plan],
+                    combine: Callable[[int, int], int]
+                    ) -> tuple[int | None, ...] | None:
+    depths = [plan.depth for plan in plans]
+    if not depths or any(depth is None for depth in depths):
+        return None
+    total = list(depths[0])
+    for depth in depths[1:]:
+        total = [None if a is None or b is None else combine(a, b)
+                 for a, b in zip(total, depth)]
+    return tuple(total)
+
+
+def chained_depth(plans: Sequence[Plan]) -> tuple[int | None, ...] | None:
+    """The depth of ``plans`` run one after the other, each on the result
+    of the one before: their reaches add up, per axis.  None if one of
+    them has no block-wise form (or there are none).
+
+    Examples
+    --------
+    >>> from jaxndimage._plans import Plan
+    >>> chained_depth([Plan(2), Plan(2)])
+    (None, None)
+    """
+    return _combined_depth(plans, lambda a, b: a + b)
+
+
+def widest_depth(plans: Sequence[Plan]) -> tuple[int | None, ...] | None:
+    """The depth of ``plans`` each run on the same input (terms of one
+    result): the widest reach of any, per axis.  None if one of them has
+    no block-wise form (or there are none)."""
+    return _combined_depth(plans, max)
 
 
 @dataclasses.dataclass(frozen=True)
