@@ -41,7 +41,7 @@ from jaxndimage._cache import KernelRefused, checking_arguments
 from jaxndimage._casting import scipy_arithmetic
 from jaxndimage._distributed import DepthRule
 from jaxndimage._docstrings import docfiller
-from jaxndimage._plans import plan_depth, run
+from jaxndimage._plans import plan_of, run
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
 
 __all__ = ["as_array", "as_caller_array", "as_numpy", "caller_namespace",
@@ -374,7 +374,7 @@ def ndimage_function(*array_params: str,
 
     def decorate(impl: F) -> F:
         signature = inspect.signature(impl)
-        rule = plan_depth(impl, array_params[0]) if planned else depth
+        planner = plan_of(impl, array_params[0]) if planned else None
         has_output = "output" in signature.parameters
         bind = _binder(signature)
 
@@ -389,7 +389,7 @@ def ndimage_function(*array_params: str,
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
                 return _distributed.map_dask(wrapper, bound, array_params[0],
-                                             rule)
+                                             depth, planner)
 
             if any(is_jax_array(value) for value in given.values()):
                 if _is_array(output) and not isinstance(output, OutputArray):

@@ -8,7 +8,7 @@ dask
     kernel radius plus ``|origin|``) or None (the axis must be whole, as for a
     user's callable or a Fourier filter).  A planned function's rule is its
     plan's :attr:`~jaxndimage._plans.Plan.depth`
-    (:func:`jaxndimage._plans.plan_depth`); the others name a rule in their
+    (:func:`jaxndimage._plans.plan_of`); the others name a rule in their
     decorator, ``@ndimage_function("input", depth=footprint_depth)``.
 
     :func:`map_dask` then builds ``dask.array.map_overlap`` over the dask
@@ -286,13 +286,17 @@ def _filter_block(func: Callable, args: tuple, kwargs: dict,
 
 
 def map_dask(func: Callable, signature_bound: Any, name: str,
-             rule: DepthRule | None) -> Any:
+             rule: DepthRule | None,
+             planner: Callable[[Mapping[str, Any]], Any] | None = None
+             ) -> Any:
     """``func`` over the dask array argument ``name`` of a bound call, as a
     lazy dask array equal to the single-array result.
 
     ``signature_bound`` is the call's :class:`inspect.BoundArguments`
     (defaults applied); ``func`` is the public function, which filters each
-    numpy block.  Other dask array arguments (weights, footprints) are
+    numpy block.  The halo comes from ``rule``, or for a planned function
+    from the call's plan, ``planner(arguments)`` (its ``depth``,
+    ``extends_edges`` and ``sample_reach``).  Other dask array arguments (weights, footprints) are
     computed first: they are small.  A dask ``output`` array receives the
     result by dask's lazy assignment and is returned, as SciPy returns an
     ``output`` array.
@@ -302,7 +306,7 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
     if is_dask_array(output):
         # Assigned lazily, as dask's own ``output[...] = result`` does.
         arguments["output"] = output.dtype
-        result = _map_dask(func, signature_bound, name, rule)
+        result = _map_dask(func, signature_bound, name, rule, planner)
         if tuple(output.shape) != tuple(result.shape):
             raise RuntimeError("output shape not correct")
         output[...] = result
@@ -313,7 +317,7 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
             "output: with a dask input the result is a lazy dask array, so "
             "only a dask output array can receive it; pass a dask array or "
             "a dtype (output=np.float32)")
-    return _map_dask(func, signature_bound, name, rule)
+    return _map_dask(func, signature_bound, name, rule, planner)
 
 
 def computed(x: Any) -> np.ndarray:
@@ -336,8 +340,25 @@ def computed(x: Any) -> np.ndarray:
     return result
 
 
+def _blockwise_form(rule: DepthRule | None, planner: Callable | None,
+                    arguments: Mapping[str, Any], ndim: int) -> tuple:
+    """``(depth, extends_edges, sample_reach)`` of a call (see
+    :class:`jaxndimage._plans.Plan`), from its plan or its depth rule."""
+    if planner is not None:
+        plan = planner(arguments)
+        return plan.depth, plan.extends_edges, plan.sample_reach
+    if rule is None:
+        return None, True, None
+    sample = None
+    if rule is whole_depth:
+        sample = (footprint_depth(arguments, ndim) if "footprint" in arguments
+                  else [0] * ndim)
+    return (rule(arguments, ndim), getattr(rule, "extends_edges", True),
+            sample)
+
+
 def _map_dask(func: Callable, bound: Any, name: str,
-              rule: DepthRule | None) -> Any:
+              rule: DepthRule | None, planner: Callable | None) -> Any:
     import dask.array as da
 
     arguments = bound.arguments
@@ -346,7 +367,8 @@ def _map_dask(func: Callable, bound: Any, name: str,
         if key != name and is_dask_array(value):
             arguments[key] = computed(value)
     x = arguments[name]
-    depths = None if rule is None else rule(arguments, x.ndim)
+    depths, extends_edges, sample_reach = _blockwise_form(
+        rule, planner, arguments, x.ndim)
     if depths is None:
         # No bounded reach (interpolation, whose output has another shape):
         # computed whole, now, as SciPy does, and handed back as dask.
@@ -363,14 +385,12 @@ def _map_dask(func: Callable, bound: Any, name: str,
     probe = np.zeros((0,) + tuple(x.shape[1:]) if ndim else (), x.dtype)
     sample = _filter_block(func, bound.args, bound.kwargs, position, (),
                            probe)
-    if rule is whole_depth and x.size:
+    if sample_reach is not None and x.size:
         # The result type of a user's callable may depend on the values,
         # and SciPy returns an empty input unchanged: learn it from a small
         # sample instead, as large as the window, so a 'valid' one fits.
-        reach = (footprint_depth(arguments, ndim) if "footprint" in arguments
-                 else [0] * ndim)
-        probe = np.zeros([min(n, 2 * r + 1) for n, r in zip(x.shape, reach)],
-                         x.dtype)
+        probe = np.zeros([min(n, 2 * r + 1)
+                          for n, r in zip(x.shape, sample_reach)], x.dtype)
         sample = _filter_block(func, bound.args, bound.kwargs, position, (),
                                probe)
     if not isinstance(sample, np.ndarray) or sample.ndim != ndim:
@@ -380,7 +400,7 @@ def _map_dask(func: Callable, bound: Any, name: str,
     # A 'valid' window shortens the axes of a whole-array function's one
     # block by a fixed amount.
     shortened = ([p - s for p, s in zip(probe.shape, sample.shape)]
-                 if rule is whole_depth else [0] * ndim)
+                 if sample_reach is not None else [0] * ndim)
     meta = np.empty((0,) * ndim, sample.dtype)
     if x.size == 0:
         return x.map_blocks(
@@ -407,11 +427,11 @@ def _map_dask(func: Callable, bound: Any, name: str,
                           else "none")
         # Data-copying modes extend edge blocks here; a constant is left to
         # the function, which knows how to cast cval.
-        # A rule marked ``extends_edges = False`` (functions that apply
-        # one filter to the result of another, with a window that is not
-        # symmetric) leaves the true edges to the function too.
+        # Without ``extends_edges`` (one filter applied to the result of
+        # another, with a window that is not symmetric) the true edges
+        # are left to the function too.
         copies = (extension in ("reflect", "mirror", "nearest")
-                  and getattr(rule, "extends_edges", True))
+                  and extends_edges)
         edges.append((reach if copies else 0, modes[axis]))
     x = x.rechunk(tuple(chunks))
     block_func = functools.partial(_filter_block, func, bound.args,

@@ -20,6 +20,7 @@ compile key.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from jaxndimage._distributed import window_reach
 
-__all__ = ["Plan", "Planned", "chained_depth", "plan_depth", "run",
+__all__ = ["Plan", "Planned", "chained_depth", "plan_of", "run",
            "widest_depth", "window_depth"]
 
 
@@ -49,6 +50,23 @@ class Plan:
         dask input is computed whole.  Every axis whole unless a subclass
         knows better."""
         return (None,) * self.ndim
+
+    @property
+    def extends_edges(self) -> bool:
+        """Whether dask may extend the blocks at a true edge of the array
+        by copying data (modes reflect, mirror, nearest) before the call.
+        True unless a window is applied to another window's result, and
+        the extension of that result is not the input's (a composition
+        with asymmetric windows extends its true edges itself)."""
+        return True
+
+    @property
+    def sample_reach(self) -> tuple[int, ...] | None:
+        """For a call whose result dtype and shape depend on the values
+        (a user's callable): per axis, the reach of its window, so that
+        dask learns them from a sample block ``2 * reach + 1`` wide.
+        None for the others, which an empty block shows."""
+        return None
 
 
 def window_depth(ndim: int, axes: Sequence[int], sizes: Sequence[int],
@@ -123,17 +141,22 @@ def run(result: Any) -> Any:
     return result.run() if isinstance(result, Planned) else result
 
 
-def plan_depth(shell: Callable[..., Any], name: str
-               ) -> Callable[[Mapping[str, Any], int], tuple[int | None, ...]]:
-    """The dask depth rule of a planned shell: its plan's depth, for an
-    argument ``name`` of that shape and dtype (the shell reads no values of
-    it: it is planned on a zero-strided stand-in).  Other arguments are
-    given as they are."""
+def plan_of(shell: Callable[..., Any], name: str
+            ) -> Callable[[Mapping[str, Any]], Plan]:
+    """The plan of a call of a planned ``shell`` from its bound arguments
+    (``inspect.BoundArguments.arguments``, defaults applied), for an
+    argument ``name`` of that shape and dtype: the shell reads no values of
+    it, so it is planned on a zero-strided stand-in (the dask route's
+    depth, edges and sample come from this plan)."""
+    keywords = [p.name for p in inspect.signature(shell).parameters.values()
+                if p.kind is inspect.Parameter.VAR_KEYWORD]
 
-    def depth(arguments: Mapping[str, Any], ndim: int
-              ) -> tuple[int | None, ...]:
+    def plan(arguments: Mapping[str, Any]) -> Plan:
         x = arguments[name]
         stand_in = np.broadcast_to(np.zeros((), np.dtype(x.dtype)), x.shape)
-        return shell(**{**arguments, name: stand_in}).plan.depth
+        given = {**arguments, name: stand_in}
+        for keyword in keywords:  # ``**kwargs`` bind as one dict
+            given.update(given.pop(keyword, {}))
+        return shell(**given).plan
 
-    return depth
+    return plan
