@@ -1,12 +1,14 @@
 """Linear filters: the correlate/convolve, gaussian and uniform families.
 
-Each public function but the Laplace and gradient-magnitude ones (which
-call a derivative callable) is planned (:mod:`jaxndimage._plans`): its shell
+Each public function is planned (:mod:`jaxndimage._plans`): its shell
 validates and normalises the arguments in plain Python (they are concrete)
 into a frozen plan of only what fixes shapes or program structure (axes,
 sizes, modes, origins, kernel symmetry, output dtype) -- a
 :class:`WindowPlan`, :class:`CorrelationPlan`, :class:`GaussianPlan` or
-:class:`KernelPlan` -- and returns it with the kernel that runs it.  Numbers
+:class:`KernelPlan`; for the Laplace and gradient-magnitude filters a
+:class:`FilterDerivativesPlan` of such plans, one per axis, or a
+:class:`CallableDerivativesPlan` for a user's derivative -- and returns it
+with the kernel that runs it.  Numbers
 such as sigma, cval and weights are the kernel's operands and traced, so a
 new sigma with the same radius reuses the compiled program, and everything
 is differentiable with respect to them.
@@ -39,11 +41,6 @@ from jaxndimage._canvas import (
 )
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, family_member, ndimage_function, nonempty
-from jaxndimage._distributed import (
-    gaussian_depth,
-    neighbour_depth,
-    whole_depth,
-)
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
     FILTER_EXTENSION,
@@ -51,7 +48,7 @@ from jaxndimage._modes import (
     check_modes,
     window_passes,
 )
-from jaxndimage._plans import Plan, Planned, window_depth
+from jaxndimage._plans import Plan, Planned, widest_depth, window_depth
 from jaxndimage._support import (
     as_int,
     check_axes,
@@ -1037,21 +1034,163 @@ def gaussian_filter(input: ArrayLike, sigma: Any, order: Any = 0,
                           axes, truncate, cval, out)
 
 
-def _gaussian_derivative(order: int) -> Callable:
-    """A ``generic_laplace``/``generic_gradient_magnitude`` derivative that
-    takes the Gaussian derivative of ``order`` along one axis."""
+# --------------------------------------------------------------------------
+# Sums of derivatives: laplace, gaussian_laplace, gaussian_gradient_magnitude,
+# generic_laplace, generic_gradient_magnitude
+# --------------------------------------------------------------------------
 
-    def derivative(input, axis, output, mode, cval, sigma, **kwargs):
-        orders = [0] * input.ndim
-        orders[axis] = order
-        return gaussian_filter(input, sigma, orders, output, mode, cval,
-                               **kwargs)
+@dataclasses.dataclass(frozen=True)
+class DerivativesPlan(Plan):
+    """One derivative of the input along each of ``axes``, each stored in
+    ``out_dtype``, combined into the result: their sum, or with
+    ``magnitude`` the square root of the sum of their squares.  No axes:
+    the input copied into ``out_dtype``, as SciPy does."""
 
-    return derivative
+    axes: tuple[int, ...]
+    magnitude: bool
+    out_dtype: np.dtype
+
+    def combine(self, terms: list[Array]) -> Array:
+        """The result from the derivatives, in the order of ``axes``."""
+        if self.magnitude:
+            return _magnitude_of(terms, self.out_dtype)
+        return pointwise(_sum, *terms)
 
 
-_gaussian_second_derivative = _gaussian_derivative(2)
-_gaussian_first_derivative = _gaussian_derivative(1)
+@dataclasses.dataclass(frozen=True)
+class FilterDerivativesPlan(DerivativesPlan):
+    """A :class:`DerivativesPlan` whose derivatives are planned filters,
+    ``terms[i]`` along ``axes[i]``."""
+
+    terms: tuple[Plan, ...]
+
+    @property
+    def depth(self) -> tuple[int, ...]:
+        return widest_depth(self.terms) if self.terms else (0,) * self.ndim
+
+
+@dataclasses.dataclass(frozen=True)
+class CallableDerivativesPlan(DerivativesPlan):
+    """A :class:`DerivativesPlan` whose derivatives are a user's callable,
+    called along ``axes[i]`` with ``modes[i]``.  Its reach is not known,
+    so a dask input is filtered whole; the dtype a callable returns may
+    depend on the values."""
+
+    modes: tuple[Any, ...]
+
+    @property
+    def sample_reach(self) -> tuple[int, ...]:
+        return (0,) * self.ndim
+
+
+def _run_filter_derivatives(plan: FilterDerivativesPlan, input: Array,
+                            terms: tuple[Planned, ...]) -> Array:
+    """The kernel of a :class:`FilterDerivativesPlan`: ``terms`` are the
+    planned derivatives."""
+    if not plan.axes:
+        return cast_like_numpy(input, plan.out_dtype)
+    return plan.combine([term.run() for term in terms])
+
+
+def _run_callable_derivatives(plan: CallableDerivativesPlan, input: Array,
+                              derivative: Callable, cval: Any,
+                              extra_arguments: Sequence,
+                              extra_keywords: dict | None) -> Array:
+    """The kernel of a :class:`CallableDerivativesPlan`."""
+    if not plan.axes:
+        return cast_like_numpy(input, plan.out_dtype)
+    terms = []
+    for axis, mode in zip(plan.axes, plan.modes):
+        term = derivative(input, axis, plan.out_dtype, mode, cval,
+                          *extra_arguments, **(extra_keywords or {}))
+        if term is None:
+            raise TypeError(
+                "derivative: the callable must return its result; JAX "
+                "arrays cannot be filled in place through `output`")
+        terms.append(jnp.asarray(term).astype(plan.out_dtype))
+    return plan.combine(terms)
+
+
+def _derivative_configuration(input: Array, output: Any, mode: Any,
+                              axes: Any) -> tuple[np.dtype, tuple, list]:
+    """``(out, axes, modes)`` of a sum of derivatives, checked in SciPy's
+    order: output, axes, then (with axes) a complex input's output dtype
+    and one mode per axis."""
+    out = output_dtype(output, input.dtype, shape=input.shape)
+    axes = check_axes(axes, input.ndim)
+    if not axes:
+        return out, axes, []
+    if _is_complex(input) and out.kind != "c":
+        # SciPy's first derivative writes into the real output: refused.
+        raise RuntimeError("output must have complex dtype")
+    return out, axes, normalize_sequence(mode, len(axes), "mode")
+
+
+def _plan_filter_derivatives(input: Array, output: Any, mode: Any,
+                             axes: Any, magnitude: bool,
+                             derivative: Callable[[int, np.dtype, Any],
+                                                  Planned]) -> Planned:
+    """The plan of a sum of derivatives, ``derivative(axis, out, mode)``
+    planning each (``output`` being the output dtype)."""
+    out, axes, modes = _derivative_configuration(input, output, mode, axes)
+    terms = tuple(derivative(axis, out, axis_mode)
+                  for axis, axis_mode in zip(axes, modes))
+    plan = FilterDerivativesPlan(
+        ndim=input.ndim, axes=axes, magnitude=magnitude, out_dtype=out,
+        terms=tuple(term.plan for term in terms))
+    return Planned(plan, _run_filter_derivatives, (input, terms))
+
+
+def _plan_callable_derivatives(input: Array, derivative: Callable,
+                               output: Any, mode: Any, cval: Any,
+                               extra_arguments: Sequence,
+                               extra_keywords: dict | None, axes: Any,
+                               magnitude: bool) -> Planned:
+    """The plan of a sum of a user's derivatives."""
+    input = as_array(input)
+    out, axes, modes = _derivative_configuration(input, output, mode, axes)
+    plan = CallableDerivativesPlan(
+        ndim=input.ndim, axes=axes, magnitude=magnitude, out_dtype=out,
+        modes=tuple(modes))
+    return Planned(plan, _run_callable_derivatives,
+                   (input, derivative, cval, extra_arguments,
+                    extra_keywords))
+
+
+def _sum(*terms: Array) -> Array:
+    """The sum of ``terms``, added in order."""
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
+
+
+def _magnitude_of(terms: list[Array], out: np.dtype) -> Array:
+    if all(concrete_on_cpu(term) for term in terms):
+        # XLA's CPU code contracts a * a + b * b into fused multiply-adds,
+        # which round once where SciPy (numpy) rounds each square: the sum
+        # of squares is formed by numpy, the square root (exact) by JAX.
+        squares = [np.square(np.asarray(term)) for term in terms]
+        return _sqrt_like_numpy(jnp.asarray(_sum(*squares)), out)
+    return pointwise(_gradient_magnitude, *terms, out=out)
+
+
+def _gradient_magnitude(*terms: Array, out: np.dtype) -> Array:
+    """``sqrt(sum(term ** 2))``, as SciPy computes it into ``out``."""
+    return _sqrt_like_numpy(_sum(*(term * term for term in terms)), out)
+
+
+def _sqrt_like_numpy(x: Array, out: np.dtype) -> Array:
+    """``np.sqrt(x, out, casting='unsafe')``: numpy's loop dtype, then cast."""
+    loop = np.sqrt(np.zeros((), out)).dtype
+    return cast_like_c(jnp.sqrt(x.astype(loop)), out)
+
+
+def _unit_orders(ndim: int, axis: int, order: int) -> list[int]:
+    """Derivative ``order`` along ``axis``, smoothing (0) along the others."""
+    orders = [0] * ndim
+    orders[axis] = order
+    return orders
 
 
 def _sigma_per_axis(sigma: Any, axes: tuple[int, ...], ndim: int) -> list:
@@ -1062,7 +1201,7 @@ def _sigma_per_axis(sigma: Any, axes: tuple[int, ...], ndim: int) -> list:
 
 
 @docfiller
-@ndimage_function("input", depth=gaussian_depth)
+@ndimage_function("input", planned=True)
 def gaussian_laplace(input: ArrayLike, sigma: Any, output: Any = None,
                      mode: Any = "reflect", cval: Any = 0.0, *,
                      axes: Any = None, **kwargs: Any) -> Array:
@@ -1086,14 +1225,16 @@ def gaussian_laplace(input: ArrayLike, sigma: Any, output: Any = None,
     True
     """
     input = as_array(input)
-    axes = check_axes(axes, input.ndim)
-    return generic_laplace(input, _gaussian_second_derivative, output, mode,
-                           cval, (_sigma_per_axis(sigma, axes, input.ndim),),
-                           kwargs, axes=axes)
+    sigmas = _sigma_per_axis(sigma, check_axes(axes, input.ndim), input.ndim)
+    return _plan_filter_derivatives(
+        input, output, mode, axes, False,
+        lambda axis, out, mode: gaussian_filter.__wrapped__(
+            input, sigmas, _unit_orders(input.ndim, axis, 2), out, mode,
+            cval, **kwargs))
 
 
 @docfiller
-@ndimage_function("input", depth=gaussian_depth)
+@ndimage_function("input", planned=True)
 def gaussian_gradient_magnitude(input: ArrayLike, sigma: Any,
                                 output: Any = None, mode: Any = "reflect",
                                 cval: Any = 0.0, *, axes: Any = None,
@@ -1120,70 +1261,48 @@ def gaussian_gradient_magnitude(input: ArrayLike, sigma: Any,
     0.999
     """
     input = as_array(input)
-    axes = check_axes(axes, input.ndim)
-    return generic_gradient_magnitude(
-        input, _gaussian_first_derivative, output, mode, cval,
-        (sigma,), kwargs, axes=axes)
+    return _plan_filter_derivatives(
+        input, output, mode, axes, True,
+        lambda axis, out, mode: gaussian_filter.__wrapped__(
+            input, sigma, _unit_orders(input.ndim, axis, 1), out, mode,
+            cval, **kwargs))
 
 
-# --------------------------------------------------------------------------
-# generic_laplace / generic_gradient_magnitude
-# --------------------------------------------------------------------------
-
-def _derivatives(derivative: Callable, input: Array, out: np.dtype,
-                 mode: Any, cval: Any, axes: tuple[int, ...],
-                 extra_arguments: Sequence, extra_keywords: dict | None
-                 ) -> list[Array]:
-    """Call a user's derivative once per axis, each result in ``out``."""
-    if _is_complex(input) and np.dtype(out).kind != "c":
-        # SciPy's first call writes into the real output array: refused.
-        raise RuntimeError("output must have complex dtype")
-    modes = normalize_sequence(mode, len(axes), "mode")
-    results = []
-    for axis, axis_mode in zip(axes, modes):
-        result = derivative(input, axis, out, axis_mode, cval,
-                            *extra_arguments, **(extra_keywords or {}))
-        if result is None:
-            raise TypeError(
-                "derivative: the callable must return its result; JAX "
-                "arrays cannot be filled in place through `output`")
-        results.append(jnp.asarray(result).astype(out))
-    return results
-
-
-def _combined_derivatives(combine: Callable[[list[Array], np.dtype], Array],
-                          derivative: Callable, input: Any, output: Any,
-                          mode: Any, cval: Any, axes: Any,
-                          extra_arguments: Sequence,
-                          extra_keywords: dict | None) -> Array:
-    """``combine(terms, out)`` of a user's derivative along each of `axes`,
-    each term in the output dtype ``out``; with no axes, the input in
-    ``out`` (SciPy copies it: ``output[...] = input``)."""
-    input = as_array(input)
-    out = output_dtype(output, input.dtype, shape=input.shape)
-    axes = check_axes(axes, input.ndim)
-    if not axes:
-        return cast_like_numpy(input, out)
-    return combine(_derivatives(derivative, input, out, mode, cval, axes,
-                                extra_arguments, extra_keywords), out)
-
-
-def _sum_of(terms: list[Array], out: np.dtype) -> Array:
-    return pointwise(_sum, *terms)
-
-
-def _magnitude_of(terms: list[Array], out: np.dtype) -> Array:
-    if all(concrete_on_cpu(term) for term in terms):
-        # XLA's CPU code contracts a * a + b * b into fused multiply-adds,
-        # which round once where SciPy (numpy) rounds each square: the sum
-        # of squares is formed by numpy, the square root (exact) by JAX.
-        squares = [np.square(np.asarray(term)) for term in terms]
-        return _sqrt_like_numpy(jnp.asarray(_sum(*squares)), out)
-    return pointwise(_gradient_magnitude, *terms, out=out)
+_SECOND_DIFFERENCE = np.array([1.0, -2.0, 1.0])
 
 
 @docfiller
-@ndimage_function("input", depth=whole_depth)
+@ndimage_function("input", planned=True)
+def laplace(input: ArrayLike, output: Any = None, mode: Any = "reflect",
+            cval: Any = 0.0, *, axes: Any = None) -> Array:
+    """Laplace filter from second differences ``[1, -2, 1]`` per axis.
+
+    Parameters
+    ----------
+    %(input)s
+    %(output_modes_cval)s
+    %(axes)s
+
+    %(returns_filtered)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxndimage import laplace
+    >>> laplace(np.array([[0, 0, 0], [0, 1, 0], [0, 0, 0]]))
+    array([[ 0,  1,  0],
+           [ 1, -4,  1],
+           [ 0,  1,  0]])
+    """
+    input = as_array(input)
+    return _plan_filter_derivatives(
+        input, output, mode, axes, False,
+        lambda axis, out, mode: _plan_correlate1d(
+            input, _SECOND_DIFFERENCE, axis, out, mode, cval, 0))
+
+
+@docfiller
+@ndimage_function("input", planned=True)
 def generic_laplace(input: ArrayLike, derivative2: Callable,
                     output: Any = None, mode: Any = "reflect",
                     cval: Any = 0.0, extra_arguments: Sequence = (),
@@ -1218,31 +1337,13 @@ def generic_laplace(input: ArrayLike, derivative2: Callable,
            [ 1, -4,  1],
            [ 0,  1,  0]])
     """
-    return _combined_derivatives(_sum_of, derivative2, input, output, mode,
-                                 cval, axes, extra_arguments, extra_keywords)
-
-
-def _sum(*terms: Array) -> Array:
-    """The sum of ``terms``, added in order."""
-    total = terms[0]
-    for term in terms[1:]:
-        total = total + term
-    return total
-
-
-def _gradient_magnitude(*terms: Array, out: np.dtype) -> Array:
-    """``sqrt(sum(term ** 2))``, as SciPy computes it into ``out``."""
-    return _sqrt_like_numpy(_sum(*(term * term for term in terms)), out)
-
-
-def _sqrt_like_numpy(x: Array, out: np.dtype) -> Array:
-    """``np.sqrt(x, out, casting='unsafe')``: numpy's loop dtype, then cast."""
-    loop = np.sqrt(np.zeros((), out)).dtype
-    return cast_like_c(jnp.sqrt(x.astype(loop)), out)
+    return _plan_callable_derivatives(input, derivative2, output, mode, cval,
+                                      extra_arguments, extra_keywords, axes,
+                                      magnitude=False)
 
 
 @docfiller
-@ndimage_function("input", depth=whole_depth)
+@ndimage_function("input", planned=True)
 def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
                                output: Any = None, mode: Any = "reflect",
                                cval: Any = 0.0,
@@ -1275,13 +1376,13 @@ def generic_gradient_magnitude(input: ArrayLike, derivative: Callable,
     >>> generic_gradient_magnitude(image, d)[2]
     array([0., 0., 4., 4., 0.])
     """
-    return _combined_derivatives(_magnitude_of, derivative, input, output,
-                                 mode, cval, axes, extra_arguments,
-                                 extra_keywords)
+    return _plan_callable_derivatives(input, derivative, output, mode, cval,
+                                      extra_arguments, extra_keywords, axes,
+                                      magnitude=True)
 
 
 # --------------------------------------------------------------------------
-# Fixed small kernels: sobel, prewitt, laplace
+# Fixed small kernels: sobel, prewitt
 # --------------------------------------------------------------------------
 
 def _plan_derivative_and_smoothing(input: Array, axis: Any, output: Any,
@@ -1322,37 +1423,6 @@ def prewitt(input: ArrayLike, axis: int = -1, output: Any = None,
     """%(derivative_and_smoothing_doc)s"""
     return _plan_derivative_and_smoothing(as_array(input), axis, output,
                                           mode, cval, (1.0, 1.0, 1.0))
-
-
-def _second_difference(input, axis, output, mode, cval):
-    return correlate1d(input, [1, -2, 1], axis, output, mode, cval, 0)
-
-
-@docfiller
-@ndimage_function("input", depth=neighbour_depth)
-def laplace(input: ArrayLike, output: Any = None, mode: Any = "reflect",
-            cval: Any = 0.0, *, axes: Any = None) -> Array:
-    """Laplace filter from second differences ``[1, -2, 1]`` per axis.
-
-    Parameters
-    ----------
-    %(input)s
-    %(output_modes_cval)s
-    %(axes)s
-
-    %(returns_filtered)s
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from jaxndimage import laplace
-    >>> laplace(np.array([[0, 0, 0], [0, 1, 0], [0, 0, 0]]))
-    array([[ 0,  1,  0],
-           [ 1, -4,  1],
-           [ 0,  1,  0]])
-    """
-    return generic_laplace(input, _second_difference, output, mode, cval,
-                           axes=axes)
 
 
 # --------------------------------------------------------------------------

@@ -15,7 +15,13 @@ import scipy.ndimage as ndi
 import jaxndimage as jn
 from jaxndimage._cache import checking_arguments
 from jaxndimage._casting import scipy_arithmetic
-from jaxndimage._plans import Plan, Planned
+from jaxndimage._plans import Plan, Planned, plan_of
+
+
+def _second_derivative(input, axis, output, mode, cval):
+    """A derivative callable for SciPy's and jaxndimage's generic_laplace
+    alike: jaxndimage's correlate1d fills SciPy's output array in place."""
+    return jn.correlate1d(input, [1.0, -2.0, 1.0], axis, output, mode, cval)
 
 #: (name, positional arguments after the input, keywords)
 PLANNED = [
@@ -29,6 +35,11 @@ PLANNED = [
     ("uniform_filter", ((3, 5),), {"mode": "mirror"}),
     ("sobel", (0,), {}),
     ("prewitt", (), {"mode": "constant"}),
+    ("laplace", (), {"mode": ("wrap", "nearest")}),
+    ("gaussian_laplace", (1.5,), {"axes": (0,)}),
+    ("gaussian_gradient_magnitude", ((1.0, 2.0),), {"truncate": 3.0}),
+    ("generic_laplace", (_second_derivative,), {"mode": "mirror"}),
+    ("generic_gradient_magnitude", (_second_derivative,), {"axes": (1,)}),
     ("minimum_filter1d", (3,), {"axis": 0}),
     ("maximum_filter1d", (1,), {}),
     ("minimum_filter", (), {"size": (2, 3), "mode": "constant"}),
@@ -101,6 +112,11 @@ def test_plan_changes_with_the_configuration():
     ("gaussian_filter", (1.0,), {"radius": (2, 6)}, (2, 6)),
     ("uniform_filter", ((3, 4),), {"origin": (0, 1)}, (1, 3)),
     ("sobel", (0,), {}, (1, 1)),
+    ("laplace", (), {"axes": (1,)}, (0, 1)),
+    ("gaussian_laplace", (1.0,), {"axes": (0,)}, (4, 0)),
+    ("gaussian_laplace", (1.0,), {"radius": 2}, (2, 2)),
+    ("gaussian_gradient_magnitude", (1.0,), {"axes": (1,)}, (4, 4)),
+    ("generic_laplace", (_second_derivative,), {}, (None, None)),
     ("maximum_filter1d", (4,), {"axis": 0, "origin": -1}, (2, 0)),
     ("minimum_filter", (), {"size": 5, "axes": (1,)}, (0, 2)),
     ("median_filter", (), {"footprint": np.ones((1, 4))}, (0, 2)),
@@ -118,6 +134,16 @@ def test_plan_changes_with_the_configuration():
 def test_plan_depth_is_the_reach_of_the_filter(name, args, kwargs, depth):
     planned = _shell(name)(np.ones((10, 10)), *args, **kwargs)
     assert planned.plan.depth == depth
+
+
+def test_plan_of_a_call_binds_keywords_of_a_var_keyword_parameter():
+    # ``inspect`` binds ``truncate=2.0`` into ``kwargs``; the shell must
+    # receive it as a keyword.
+    plan = plan_of(_shell("gaussian_laplace"), "input")(
+        {"input": np.ones((10, 10)), "sigma": 1.0, "output": None,
+         "mode": "reflect", "cval": 0.0, "axes": None,
+         "kwargs": {"truncate": 2.0}})
+    assert plan.depth == (2, 2)
 
 
 def test_plan_raises_scipys_error_before_float16_refusal():
