@@ -799,8 +799,39 @@ def _offset_vector(offset: Any, ndim: int) -> Array:
     return jnp.stack([jnp.asarray(v) for v in values])
 
 
+@dataclasses.dataclass(frozen=True)
+class AffinePlan(InterpolationPlan):
+    """An affine transform: output point ``o`` reads the input at
+    ``matrix @ o + offset`` (the kernel's operands); a ``diagonal`` matrix
+    (given as its diagonal) is applied axis by axis."""
+
+    diagonal: bool
+
+
+def _run_affine(plan: AffinePlan, input: Array, matrix: Array,
+                offset: Array, cval: Any) -> Array:
+    """The kernel of an :class:`AffinePlan`."""
+    if plan.complex_input:
+        return _complex_parts(
+            lambda x, c, dt: _run_affine(plan.component(dt), x, matrix,
+                                         offset, c),
+            input, cval, plan.out_dtype)
+    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
+    if empty is not None:
+        return empty
+    options = dict(out_shape=plan.out_shape, order=plan.order,
+                   mode=plan.mode, prefilter=plan.prefilter,
+                   out_dtype=plan.out_dtype)
+    if plan.diagonal:
+        dtype = _coordinate_dtype()
+        matrix, offset = matrix.astype(dtype), offset.astype(dtype)
+        return _zoom_shift_kernel(input, matrix, offset / matrix, cval,
+                                  grid_mode=False, **options)
+    return _affine_kernel(input, matrix, offset, cval, **options)
+
+
 @docfiller
-@ndimage_function("input", "matrix")
+@ndimage_function("input", "matrix", planned=True)
 def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
                      output_shape: Sequence[int] | None = None,
                      output: Any = None, order: int = 3,
@@ -847,28 +878,13 @@ def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
         output_shape = (output.shape if isinstance(output, OutputArray)
                         else input.shape)
     input, out, order = _prepare(input, output, order, mode, output_shape)
-    output_shape = tuple(int(n) for n in output_shape)
-    if jnp.iscomplexobj(input):
-        return _complex_parts(
-            lambda x, c, dt: affine_transform(x, matrix, offset, output_shape,
-                                              dt, order, mode, c, prefilter),
-            input, cval, out)
     matrix, offset = _affine_matrix(matrix, offset, input.ndim,
                                     len(output_shape))
     offset = _offset_vector(offset, input.ndim)
-    empty = _empty(output_shape, input, cval, out)
-    if empty is not None:
-        return empty
-    if matrix.ndim == 1:
-        dtype = _coordinate_dtype()
-        matrix, offset = matrix.astype(dtype), offset.astype(dtype)
-        return _zoom_shift_kernel(
-            input, matrix, offset / matrix, cval, out_shape=output_shape,
-            order=order, mode=mode, prefilter=bool(prefilter),
-            grid_mode=False, out_dtype=out)
-    return _affine_kernel(input, matrix, offset, cval,
-                          out_shape=output_shape, order=order, mode=mode,
-                          prefilter=bool(prefilter), out_dtype=out)
+    plan = _interpolation_plan(AffinePlan, input, out, order, mode,
+                               prefilter, output_shape,
+                               diagonal=matrix.ndim == 1)
+    return Planned(plan, _run_affine, (input, matrix, offset, cval))
 
 
 def _run_shift(plan: InterpolationPlan, input: Array, shifts: Array,
@@ -1035,8 +1051,43 @@ def _rotation(angle: float) -> np.ndarray:
     return np.array([[c, s], [-s, c]])
 
 
+@dataclasses.dataclass(frozen=True)
+class RotationPlan(InterpolationPlan):
+    """A rotation in the plane of ``axes`` (ascending): every plane along
+    the other axes is transformed by the same 2-D affine map, the
+    kernel's operands, into the plane of ``out_shape`` along ``axes``."""
+
+    axes: tuple[int, int]
+
+
+def _run_rotation(plan: RotationPlan, input: Array, matrix: np.ndarray,
+                  offset: np.ndarray, cval: Any) -> Array:
+    """The kernel of a :class:`RotationPlan`."""
+    if plan.complex_input:
+        return _complex_parts(
+            lambda x, c, dt: _run_rotation(plan.component(dt), x, matrix,
+                                           offset, c),
+            input, cval, plan.out_dtype)
+    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
+    if empty is not None:
+        return empty
+    kernel = partial(_affine_kernel,
+                     out_shape=tuple(plan.out_shape[a] for a in plan.axes),
+                     order=plan.order, mode=plan.mode,
+                     prefilter=plan.prefilter, out_dtype=plan.out_dtype)
+    if plan.ndim == 2:
+        return kernel(input, matrix, offset, cval)
+    planes = jnp.moveaxis(input, plan.axes, (-2, -1))
+    batch = planes.shape[:-2]
+    planes = planes.reshape((-1,) + planes.shape[-2:])
+    result = jax.vmap(kernel, in_axes=(0, None, None, None))(
+        planes, matrix, offset, cval)
+    result = result.reshape(batch + result.shape[-2:])
+    return jnp.moveaxis(result, (-2, -1), plan.axes)
+
+
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", planned=True)
 def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
            reshape: bool = True, output: Any = None, order: int = 3,
            mode: str = "constant", cval: Any = 0.0,
@@ -1107,26 +1158,9 @@ def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
     out_shape = tuple(int(n) for n in out_shape)
     order = _check_order(order)
     input, out, order = _prepare(input, output, order, mode, out_shape)
-    if jnp.iscomplexobj(input):
-        return _complex_parts(
-            lambda x, c, dt: rotate(x, angle, axes, reshape, dt, order, mode,
-                                    c, prefilter),
-            input, cval, out)
-    empty = _empty(out_shape, input, cval, out)
-    if empty is not None:
-        return empty
-    kernel = partial(_affine_kernel, out_shape=tuple(int(n) for n in out_plane),
-                     order=order, mode=mode, prefilter=bool(prefilter),
-                     out_dtype=out)
-    if ndim == 2:
-        return kernel(input, matrix, offset, cval)
-    planes = jnp.moveaxis(input, axes, (-2, -1))
-    batch = planes.shape[:-2]
-    planes = planes.reshape((-1,) + planes.shape[-2:])
-    result = jax.vmap(kernel, in_axes=(0, None, None, None))(
-        planes, matrix, offset, cval)
-    result = result.reshape(batch + result.shape[-2:])
-    return jnp.moveaxis(result, (-2, -1), axes)
+    plan = _interpolation_plan(RotationPlan, input, out, order, mode,
+                               prefilter, out_shape, axes=tuple(axes))
+    return Planned(plan, _run_rotation, (input, matrix, offset, cval))
 
 
 def _vectorised_mapping(mapping: Callable, out_shape: tuple[int, ...],
@@ -1160,8 +1194,45 @@ def _pointwise_mapping(mapping: Callable, out_shape: tuple[int, ...],
     return coordinates
 
 
+def _run_geometric_transform(plan: InterpolationPlan, input: Array,
+                             mapping: Callable, cval: Any,
+                             extra_arguments: tuple,
+                             extra_keywords: dict) -> Array:
+    """The kernel of ``geometric_transform``'s plan: the input read at
+    ``mapping(o)``."""
+    if plan.complex_input:
+        return _complex_parts(
+            lambda x, c, dt: _run_geometric_transform(
+                plan.component(dt), x, mapping, c, extra_arguments,
+                extra_keywords),
+            input, cval, plan.out_dtype)
+    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
+    if empty is not None:
+        return empty
+    if is_low_level_callable(mapping):
+        # A C mapping can only be called from SciPy's own C loop, reached
+        # through SciPy's private module: the public function may be
+        # jaxndimage's under scipy_backend.patch().  tests/test_rank.py
+        # fails loudly if SciPy moves it.
+        from scipy.ndimage import _interpolation as scipy_interpolation
+
+        return jnp.asarray(scipy_interpolation.geometric_transform(
+            host_only(input, "geometric_transform"), mapping,
+            plan.out_shape, plan.out_dtype, plan.order, plan.mode, cval,
+            plan.prefilter, extra_arguments, extra_keywords))
+    coordinates = _vectorised_mapping(mapping, plan.out_shape, input.ndim,
+                                      extra_arguments, extra_keywords)
+    if coordinates is None:
+        coordinates = jnp.asarray(_pointwise_mapping(
+            mapping, plan.out_shape, input.ndim, extra_arguments,
+            extra_keywords), _coordinate_dtype())
+    return _map_kernel(input, coordinates, cval, order=plan.order,
+                       mode=plan.mode, prefilter=plan.prefilter,
+                       out_dtype=plan.out_dtype)
+
+
 @docfiller
-@ndimage_function("input")
+@ndimage_function("input", planned=True)
 def geometric_transform(input: ArrayLike, mapping: Callable,
                         output_shape: Sequence[int] | None = None,
                         output: Any = None, order: int = 3,
@@ -1205,40 +1276,13 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
            [0., 5., 6.],
            [0., 8., 9.]])
     """
-    if extra_keywords is None:
-        extra_keywords = {}
     order = _check_order(order)
     input = to_jax(input)
     if output_shape is None:
         output_shape = input.shape
     input, out, order = _prepare(input, output, order, mode, output_shape)
-    output_shape = tuple(int(n) for n in output_shape)
-    if jnp.iscomplexobj(input):
-        return _complex_parts(
-            lambda x, c, dt: geometric_transform(
-                x, mapping, output_shape, dt, order, mode, c, prefilter,
-                extra_arguments, extra_keywords),
-            input, cval, out)
-    empty = _empty(output_shape, input, cval, out)
-    if empty is not None:
-        return empty
-    if is_low_level_callable(mapping):
-        # A C mapping can only be called from SciPy's own C loop, reached
-        # through SciPy's private module: the public function may be
-        # jaxndimage's under scipy_backend.patch().  tests/test_rank.py
-        # fails loudly if SciPy moves it.
-        from scipy.ndimage import _interpolation as scipy_interpolation
-
-        return jnp.asarray(scipy_interpolation.geometric_transform(
-            host_only(input, "geometric_transform"), mapping, output_shape,
-            out, order, mode, cval, prefilter, extra_arguments,
-            extra_keywords))
-    coordinates = _vectorised_mapping(mapping, output_shape, input.ndim,
-                                      extra_arguments, extra_keywords)
-    if coordinates is None:
-        coordinates = jnp.asarray(_pointwise_mapping(
-            mapping, output_shape, input.ndim, extra_arguments,
-            extra_keywords), _coordinate_dtype())
-    return _map_kernel(input, coordinates, cval, order=order, mode=mode,
-                       prefilter=bool(prefilter), out_dtype=out)
-
+    plan = _interpolation_plan(InterpolationPlan, input, out, order, mode,
+                               prefilter, output_shape)
+    return Planned(plan, _run_geometric_transform,
+                   (input, mapping, cval, tuple(extra_arguments),
+                    extra_keywords or {}))

@@ -23,6 +23,12 @@ def _second_derivative(input, axis, output, mode, cval):
     alike: jaxndimage's correlate1d fills SciPy's output array in place."""
     return jn.correlate1d(input, [1.0, -2.0, 1.0], axis, output, mode, cval)
 
+def _halved(point):
+    """A mapping for geometric_transform: SciPy calls it with a tuple of
+    ints, jaxndimage first with a tuple of arrays of them."""
+    return point[0] * 0.5, point[1] + 0.25
+
+
 #: (name, positional arguments after the input, keywords)
 PLANNED = [
     ("correlate1d", ([1.0, 2.0, -1.0],), {"axis": 0, "origin": 1}),
@@ -59,6 +65,10 @@ PLANNED = [
     ("map_coordinates", ([[0.5, 3.2, 8.0], [1.0, 11.5, -1.0]],), {}),
     ("shift", ((1.5, -0.25),), {"order": 1, "mode": "nearest"}),
     ("zoom", (0.5,), {"order": 1}),
+    ("affine_transform", ([[0.9, 0.2], [-0.1, 1.1]],), {"offset": 0.5}),
+    ("affine_transform", ([1.2, 0.8],), {"output_shape": (7, 9)}),
+    ("rotate", (30.0,), {"order": 1, "mode": "nearest"}),
+    ("geometric_transform", (_halved,), {"output_shape": (11, 8)}),
     ("zoom", ((2.0, 1.3),), {"grid_mode": True, "mode": "grid-wrap"}),
 ]
 
@@ -130,6 +140,7 @@ def test_plan_changes_with_the_configuration():
     ("binary_hit_or_miss", (), {"structure1": [[1, 1, 1, 1, 1]],
                                 "structure2": np.ones((3, 1))}, (1, 2)),
     ("zoom", (2.0,), {}, None),
+    ("rotate", (10.0,), {}, None),
 ])
 def test_plan_depth_is_the_reach_of_the_filter(name, args, kwargs, depth):
     planned = _shell(name)(np.ones((10, 10)), *args, **kwargs)
