@@ -50,7 +50,7 @@ import dataclasses
 import functools
 import operator
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import jax
@@ -69,15 +69,24 @@ from jaxndimage._canvas import (
 )
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import as_array, family_member, ndimage_function, to_jax
-from jaxndimage._distributed import DepthRule, window_reach
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import check_mode
-from jaxndimage._plans import Plan, Planned, run, window_depth
+from jaxndimage._plans import (
+    Plan,
+    Planned,
+    chained_depth,
+    widest_depth,
+    window_depth,
+)
 from jaxndimage._rank import (
+    ExtremePlan,
+    FootprintPlan,
     Pattern,
     _footprint_extreme,
     _footprint_extreme_steps,
     _min_or_max_filter,
+    _run_extreme,
+    _run_footprint,
     _sliding_steps,
     check_footprint_origins,
     expand_footprint,
@@ -163,21 +172,50 @@ def generate_binary_structure(rank: int, connectivity: int) -> np.ndarray:
     return output <= connectivity
 
 
-@ndimage_function("structure", reject_float16=False)
-def _iterated_structure(structure: Any, iterations: int) -> Array:
-    structure = jnp.asarray(structure)
-    if iterations < 2:
+@dataclasses.dataclass(frozen=True)
+class IteratedStructurePlan(Plan):
+    """A structuring element of ``ndim`` dimensions dilated with itself
+    ``iterations - 1`` times: the True samples of ``pattern`` (a
+    :class:`Pattern`) placed at the centre of the larger structure and
+    dilated by it.  Below 2 iterations (``pattern`` None) the structure
+    operand copied."""
+
+    pattern: Pattern | None
+    iterations: int
+
+    @property
+    def depth(self) -> None:
+        """None: the result has another shape than the structure."""
+        return None
+
+
+def _run_iterated_structure(plan: IteratedStructurePlan, structure: Any
+                            ) -> Array:
+    """The kernel of an :class:`IteratedStructurePlan`."""
+    if plan.pattern is None:
         return jnp.array(structure, copy=True)
-    ni = iterations - 1
-    shape = tuple(n + ni * (n - 1) for n in structure.shape)
-    start = tuple(ni * (n // 2) for n in structure.shape)
-    seed = lax.dynamic_update_slice(jnp.zeros(shape, bool), structure != 0,
-                                    start)
-    footprint = _concrete_bool(structure, "structure")
-    plan = _dilation_plan(footprint, [0] * footprint.ndim)
-    return _binary(seed, None, pattern=plan[0], origins=plan[1],
+    footprint = plan.pattern.array
+    ni = plan.iterations - 1
+    shape = tuple(n + ni * (n - 1) for n in footprint.shape)
+    start = tuple(ni * (n // 2) for n in footprint.shape)
+    seed = lax.dynamic_update_slice(jnp.zeros(shape, bool),
+                                    jnp.asarray(footprint), start)
+    pattern, origins = _dilation_plan(footprint, [0] * footprint.ndim)
+    return _binary(seed, None, pattern=pattern, origins=origins,
                    iterations=ni, invert=True, border=False,
                    out_dtype=np.dtype(bool))
+
+
+@ndimage_function("structure", reject_float16=False, planned=True)
+def _iterated_structure(structure: Any, iterations: int) -> Planned:
+    """The shell of `iterate_structure`, without the origin."""
+    structure = as_array(structure)
+    pattern = None
+    if iterations >= 2:
+        pattern = Pattern.of(_concrete_bool(structure, "structure"))
+    plan = IteratedStructurePlan(ndim=structure.ndim, pattern=pattern,
+                                 iterations=int(iterations))
+    return Planned(plan, _run_iterated_structure, (structure,))
 
 
 def iterate_structure(structure: ArrayLike, iterations: int,
@@ -545,7 +583,7 @@ def _binary_erosion(input: Array, structure: Any, iterations: Any,
     if structure.size < 1:
         raise RuntimeError("structure must not be empty")
     if mask is not None:
-        mask = jnp.asarray(mask)
+        mask = as_array(mask)
         if mask.shape != input.shape:
             raise RuntimeError("mask and input must have equal sizes")
     origins = tuple(expand_to_ndim(origin, axes, ndim, 0)) \
@@ -558,47 +596,6 @@ def _binary_erosion(input: Array, structure: Any, iterations: Any,
                       border=bool(border_value), masked=mask is not None,
                       out_dtype=out)
     return Planned(plan, _run_binary, (input, mask))
-
-
-def _binary_depth_of(structure: Any, origin: Any, iterations: Any,
-                     axes: Sequence[int], ndim: int, dilation: bool
-                     ) -> list[int]:
-    shape = np.shape(structure) if structure is not None else (3,) * len(axes)
-    origins = normalize_sequence(origin, len(axes), "origin")
-    depth = [0] * ndim
-    for axis, n, o in zip(axes, shape, origins):
-        o = int(o)
-        if dilation:
-            o = convolution_origin(o, int(n))
-        depth[axis] = window_reach(int(n), o) * int(iterations)
-    return depth
-
-
-def _binary_reach(arguments: Mapping[str, Any], ndim: int,
-                  erosion: bool, dilation: bool) -> list[int] | None:
-    iterations = operator.index(arguments.get("iterations", 1))
-    if iterations < 1 or arguments.get("mask") is not None:
-        return None
-    axes = check_axes(arguments.get("axes"), ndim)
-    structure, origin = arguments.get("structure"), arguments.get("origin", 0)
-    depth = [0] * ndim
-    for passes, flag in ((erosion, False), (dilation, True)):
-        if passes:
-            reach = _binary_depth_of(structure, origin, iterations, axes,
-                                     ndim, flag)
-            depth = [a + b for a, b in zip(depth, reach)]
-    return depth
-
-
-def opening_depth(arguments: Mapping[str, Any], ndim: int
-                  ) -> list[int] | None:
-    """dask halo of `binary_opening` and `binary_closing`: both passes."""
-    return _binary_reach(arguments, ndim, True, True)
-
-
-def whole(arguments: Mapping[str, Any], ndim: int) -> None:
-    """No bounded reach: a dask input is computed whole."""
-    return None
 
 
 @docfiller(operations="erosions", result="eroded")
@@ -672,17 +669,53 @@ def binary_dilation(input: ArrayLike, structure: Any = None,
                            border_value, origin, True, axes, reflect=True)
 
 
+def _stand_in(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    """A zero-strided array of ``shape`` and ``dtype``: what a shell plans
+    the second step of a composition on (the first step's result, which
+    the shell does not compute)."""
+    return np.broadcast_to(np.zeros((), dtype), shape)
+
+
+@dataclasses.dataclass(frozen=True)
+class ChainPlan(Plan):
+    """The plan ``second`` applied to the result of the plan ``first``
+    (binary or grey opening and closing); the result is ``second``'s."""
+
+    first: Plan
+    second: Plan
+
+    @property
+    def depth(self) -> tuple[int | None, ...] | None:
+        return chained_depth((self.first, self.second))
+
+    @property
+    def extends_edges(self) -> bool:
+        """False: ``second`` extends ``first``'s result at the edges, not
+        the input."""
+        return False
+
+
+def _run_binary_chain(plan: ChainPlan, input: Array, mask: Array | None
+                      ) -> Array:
+    """The kernel of a :class:`ChainPlan` of two binary plans."""
+    return _run_binary(plan.second, _run_binary(plan.first, input, mask),
+                       mask)
+
+
 def _open_or_close(input: Array, structure: Any, iterations: Any,
                    output: Any, origin: Any, mask: Any, border_value: Any,
-                   axes: Any, opening: bool) -> Array:
+                   axes: Any, opening: bool) -> Planned:
     structure = _default_structure(structure,
                                    len(check_axes(axes, input.ndim)))
-    first = run(_binary_erosion(input, structure, iterations, mask, None,
-                                border_value, origin, not opening, axes,
-                                reflect=not opening))
-    return run(_binary_erosion(first, structure, iterations, mask, output,
-                               border_value, origin, opening, axes,
-                               reflect=opening))
+    first = _binary_erosion(input, structure, iterations, mask, None,
+                            border_value, origin, not opening, axes,
+                            reflect=not opening)
+    second = _binary_erosion(_stand_in(first.plan.out_dtype, input.shape),
+                             structure, iterations, mask, output,
+                             border_value, origin, opening, axes,
+                             reflect=opening)
+    plan = ChainPlan(ndim=input.ndim, first=first.plan, second=second.plan)
+    return Planned(plan, _run_binary_chain, first.operands)
 
 
 def _binary_opening_or_closing(name: str, opening: bool,
@@ -697,8 +730,7 @@ def _binary_opening_or_closing(name: str, opening: bool,
                               origin, mask, border_value, axes, opening)
 
     return family_member(operation, name, "%(binary_opening_doc)s", "input",
-                         "structure", "mask", depth=opening_depth,
-                         fields=fields)
+                         "structure", "mask", planned=True, fields=fields)
 
 
 binary_opening = _binary_opening_or_closing(
@@ -802,8 +834,7 @@ def binary_hit_or_miss(input: ArrayLike, structure1: Any = None,
 
 
 @docfiller
-@ndimage_function("input", "structure", "mask",
-                  depth=whole)
+@ndimage_function("input", "structure", "mask", planned=True)
 def binary_propagation(input: ArrayLike, structure: Any = None,
                        mask: Any = None, output: Any = None,
                        border_value: int = 0, origin: Any = 0, *,
@@ -845,13 +876,44 @@ def binary_propagation(input: ArrayLike, structure: Any = None,
            [0, 1, 0, 0],
            [0, 1, 0, 0]])
     """
-    input = to_jax(input)
+    input = as_array(input)
     return _binary_erosion(input, structure, -1, mask, output, border_value,
                            origin, True, axes, reflect=True)
 
 
+@dataclasses.dataclass(frozen=True)
+class FillHolesPlan(Plan):
+    """The complement of the background reached from outside the array,
+    stored in ``out_dtype``: the background features (labelled through the
+    symmetric ``3 ** ndim`` structure ``labels``, a :class:`Pattern`) that
+    touch a point whose neighbour lies outside; or, where ``labels`` is
+    None, what ``propagation`` (a :class:`BinaryPlan` to convergence
+    inside the background, with True past the edges) reaches from an
+    empty seed."""
+
+    labels: Pattern | None
+    propagation: BinaryPlan | None
+    out_dtype: np.dtype
+
+    @property
+    def depth(self) -> None:
+        """None: the reach is unbounded, a dask input is computed whole."""
+        return None
+
+
+def _run_fill_holes(plan: FillHolesPlan, input: Array) -> Array:
+    """The kernel of a :class:`FillHolesPlan`."""
+    input = to_jax(input)
+    if plan.labels is not None:
+        return _unreached_background(input, plan.labels.array).astype(
+            plan.out_dtype)
+    reached = _run_binary(plan.propagation, jnp.zeros(input.shape, bool),
+                          input == 0)
+    return (~reached).astype(plan.out_dtype)
+
+
 @docfiller
-@ndimage_function("input", "structure", reject_float16=False, depth=whole,
+@ndimage_function("input", "structure", reject_float16=False, planned=True,
                   none_for_output_array=True)
 def binary_fill_holes(input: ArrayLike, structure: Any = None,
                       output: Any = None, origin: Any = 0, *,
@@ -877,16 +939,21 @@ def binary_fill_holes(input: ArrayLike, structure: Any = None,
 
     %(examples_square_with_hole)s
     """
-    input = to_jax(input)
+    input = as_array(input)
     out = _binary_output(output, input.shape)
     labelled = _connected_structure(input, structure, origin, axes)
-    if labelled is not None:
-        return _unreached_background(input, labelled).astype(out)
-    mask = input == 0
-    seeds = jnp.zeros(input.shape, bool)
-    reached = run(_binary_erosion(seeds, structure, -1, mask, None, 1,
-                                  origin, True, axes, reflect=True))
-    return (~reached).astype(out)
+    propagation = None
+    if labelled is None:
+        # The propagation of the border's background (where input is 0)
+        # from no seeds, validated as SciPy does.
+        background = _stand_in(np.dtype(bool), input.shape)
+        propagation = _binary_erosion(background, structure, -1, background,
+                                      None, 1, origin, True, axes,
+                                      reflect=True).plan
+    plan = FillHolesPlan(ndim=input.ndim, labels=None if labelled is None
+                         else Pattern.of(labelled), propagation=propagation,
+                         out_dtype=out)
+    return Planned(plan, _run_fill_holes, (input,))
 
 
 def _connected_structure(input: Array, structure: Any, origin: Any,
@@ -954,21 +1021,90 @@ def _not_reached_from(labels: Array, border: Array) -> Array:
 def _reversed(value: Any) -> Any:
     if value is None:
         return None
-    value = jnp.asarray(value) if isinstance(value, jax.Array) \
-        else np.asarray(value)
+    value = np.asarray(value)
     return value[(slice(None, None, -1),) * value.ndim]
+
+
+@dataclasses.dataclass(frozen=True)
+class StructuredPlan(Plan):
+    """A grey erosion (``minimum``: the minimum of the input minus the
+    structure) or dilation (the maximum of the input plus the reflected
+    structure) by a non-flat structure over ``axes``, the structure
+    operand's values (as ``weights_dtype``) taken at the True samples of
+    ``pattern`` (a :class:`Pattern` over every axis, centred at
+    ``shape[i] // 2 + origins[i]``), every axis extended by ``mode``.  In
+    SciPy's C arithmetic, stored in ``out_dtype`` (bytes for a boolean
+    output); ``boolean``: returned as ``result != 0``."""
+
+    pattern: Pattern
+    origins: tuple[int, ...]
+    mode: str
+    minimum: bool
+    axes: tuple[int, ...]
+    weights_dtype: np.dtype
+    out_dtype: np.dtype
+    boolean: bool
+
+    @property
+    def depth(self) -> tuple[int, ...]:
+        shape, _ = self.pattern
+        return window_depth(self.ndim, range(self.ndim), shape, self.origins)
+
+
+#: What one grey erosion or dilation is planned as: a min/max plan of
+#: `jaxndimage._rank` for a flat window, else a StructuredPlan.
+GreyPlan = ExtremePlan | FootprintPlan | StructuredPlan
+
+
+def _result_dtype(plan: GreyPlan) -> np.dtype:
+    """The dtype of what `_run_grey` returns for ``plan``."""
+    if isinstance(plan, StructuredPlan) and plan.boolean:
+        return np.dtype(bool)
+    return plan.out_dtype
+
+
+def _run_structured(plan: StructuredPlan, input: Array, structure: Any,
+                    cval: Any) -> Array:
+    """The kernel of a :class:`StructuredPlan`."""
+    if input.size == 0:
+        return jnp.zeros(input.shape, _result_dtype(plan))
+    structure = jnp.asarray(structure, dtype=plan.weights_dtype)
+    if not plan.minimum:  # a dilation adds the reflected structure
+        structure = structure[(slice(None, None, -1),) * structure.ndim]
+    if len(plan.axes) != plan.ndim:
+        structure = jnp.expand_dims(structure, tuple(
+            ax for ax in range(plan.ndim) if ax not in plan.axes))
+    weights = structure[plan.pattern.array]
+    result = _structured(input, -weights if plan.minimum else weights, cval,
+                         pattern=plan.pattern, origins=plan.origins,
+                         mode=plan.mode, minimum=plan.minimum,
+                         out_dtype=plan.out_dtype)
+    return result != 0 if plan.boolean else result
+
+
+def _run_grey(plan: GreyPlan, input: Array, structure: Any, cval: Any
+              ) -> Array:
+    """The kernel of one grey erosion or dilation: `jaxndimage._rank`'s
+    minimum/maximum filter for a flat window, else `_run_structured`."""
+    if isinstance(plan, StructuredPlan):
+        return _run_structured(plan, input, structure, cval)
+    if isinstance(plan, ExtremePlan):
+        return _run_extreme(plan, input, cval)
+    return _run_footprint(plan, input, cval)
 
 
 def _grey(input: Array, size: Any, footprint: Any, structure: Any,
           output: Any, mode: Any, cval: Any, origin: Any, axes: Any,
-          minimum: bool, raw: bool = False, as_bool: bool = False) -> Array:
-    """Grey erosion or dilation.  With a structure, boolean results are the
-    bytes SciPy's C code stores (``raw``: uint8, not 0/1), which the second
-    pass of an opening or a top-hat reads back (``as_bool``)."""
+          minimum: bool, raw: bool = False, as_bool: bool = False
+          ) -> tuple[GreyPlan, Any]:
+    """The plan of a grey erosion or dilation, and the structure operand
+    of `_run_grey` (None for a flat window).  With a structure, boolean
+    results are the bytes SciPy's C code stores (``raw``: uint8, not 0/1),
+    which the second pass of an opening or a top-hat reads back
+    (``as_bool``)."""
     if size is None and footprint is None and structure is None:
         raise ValueError("size, footprint, or structure must be specified")
     if not minimum:
-        structure = _reversed(structure)
         footprint = _reversed(footprint)
         rank = len(check_axes(axes, input.ndim))
         origin = normalize_sequence(origin, rank, "origin")
@@ -976,25 +1112,29 @@ def _grey(input: Array, size: Any, footprint: Any, structure: Any,
             if footprint is not None:
                 n = footprint.shape[ii]
             elif structure is not None:
-                n = structure.shape[ii]
+                n = np.shape(structure)[ii]
             elif np.isscalar(size):
                 n = size
             else:
                 n = size[ii]
             origin[ii] = convolution_origin(origin[ii], n)
     if structure is None:
-        return run(_min_or_max_filter(input, size, footprint, output,
-                                      mode, cval, origin, minimum, axes))
-    return _structured_shell(input, footprint, structure, output, mode, cval,
-                             origin, axes, minimum, raw, as_bool)
+        return _min_or_max_filter(input, size, footprint, output, mode, cval,
+                                  origin, minimum, axes).plan, None
+    return _structured_plan(input, footprint, structure, output, mode,
+                            origin, axes, minimum, raw, as_bool)
 
 
-def _structured_shell(input: Array, footprint: Any, structure: Any,
-                      output: Any, mode: Any, cval: Any, origin: Any,
-                      axes: Any, minimum: bool, raw: bool, as_bool: bool
-                      ) -> Array:
-    """SciPy's ``_min_or_max_filter`` with a non-flat structure."""
-    structure = jnp.asarray(structure, dtype=_structure_dtype())
+def _structured_plan(input: Array, footprint: Any, structure: Any,
+                     output: Any, mode: Any, origin: Any, axes: Any,
+                     minimum: bool, raw: bool, as_bool: bool
+                     ) -> tuple[StructuredPlan, Any]:
+    """SciPy's ``_min_or_max_filter`` with a non-flat structure: the plan,
+    and the structure as a numpy array of the weights' dtype (a JAX
+    structure as it is)."""
+    weights_dtype = _structure_dtype()
+    if not isinstance(structure, jax.Array):
+        structure = np.asarray(structure, dtype=weights_dtype)
     if footprint is None:
         footprint = np.ones(structure.shape, bool)
     else:
@@ -1008,24 +1148,17 @@ def _structured_shell(input: Array, footprint: Any, structure: Any,
     origins = check_footprint_origins(footprint, origin, axes, input.ndim)
     if structure.ndim != len(axes):
         raise RuntimeError("structure array has incorrect shape")
-    if len(axes) != input.ndim:
-        structure = jnp.expand_dims(structure, tuple(
-            ax for ax in range(input.ndim) if ax not in axes))
     if not isinstance(mode, str) and isinstance(mode, Iterable):
         raise RuntimeError("A sequence of modes is not supported for "
                            "non-separable footprints")
     check_mode(mode)
-    if input.size == 0:
-        return jnp.zeros(input.shape, out)
-    weights = structure[footprint]
-    result = _structured(input, -weights if minimum else weights, cval,
-                         pattern=Pattern.of(footprint), origins=origins,
-                         mode=mode, minimum=minimum,
-                         out_dtype=np.dtype(np.uint8) if out == np.bool_
-                         else out)
-    if out == np.bool_ and not raw:
-        return result != 0
-    return result
+    plan = StructuredPlan(
+        ndim=input.ndim, pattern=Pattern.of(footprint), origins=origins,
+        mode=mode, minimum=minimum, axes=tuple(axes),
+        weights_dtype=weights_dtype,
+        out_dtype=np.dtype(np.uint8) if out == np.bool_ else out,
+        boolean=out == np.bool_ and not raw)
+    return plan, structure
 
 
 @cached_jit(static_argnames=("pattern", "origins", "mode", "minimum",
@@ -1060,74 +1193,37 @@ def _structure_dtype() -> np.dtype:
     return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
 
 
-def _grey_reach(arguments: Mapping[str, Any], ndim: int, dilation: bool
-                ) -> list[int]:
-    axes = check_axes(arguments.get("axes"), ndim)
-    for name in ("footprint", "structure"):
-        if arguments.get(name) is not None:
-            shape = list(np.shape(arguments[name]))
-            break
-    else:
-        shape = normalize_sequence(arguments.get("size"), len(axes), "size")
-    origins = normalize_sequence(arguments.get("origin", 0), len(axes),
-                                 "origin")
-    depth = [0] * ndim
-    for axis, n, o in zip(axes, shape, origins):
-        n, o = int(n), int(o)
-        if dilation:
-            o = convolution_origin(o, n)
-        depth[axis] = window_reach(n, o)
-    return depth
-
-
-def grey_erosion_depth(arguments: Mapping[str, Any], ndim: int
-                       ) -> list[int]:
-    """dask halo of `grey_erosion`."""
-    return _grey_reach(arguments, ndim, False)
-
-
-def grey_dilation_depth(arguments: Mapping[str, Any], ndim: int
-                        ) -> list[int]:
-    """dask halo of `grey_dilation` (reflected window)."""
-    return _grey_reach(arguments, ndim, True)
-
-
-def grey_pair_depth(arguments: Mapping[str, Any], ndim: int) -> list[int]:
-    """dask halo of the functions that combine an erosion and a dilation:
-    the sum of both reaches (enough when one is applied to the other).
-    Blocks at the true edges are extended by the function itself: its
-    second pass extends the first one's result, not the input."""
-    return [a + b for a, b in zip(_grey_reach(arguments, ndim, False),
-                                  _grey_reach(arguments, ndim, True))]
-
-
-grey_pair_depth.extends_edges = False  # type: ignore[attr-defined]
-
-
-def _grey_operation(name: str, compute: Callable[..., Array], *,
-                    depth: DepthRule = grey_pair_depth,
+def _grey_operation(name: str, shell: Callable[..., Planned], *,
                     doc: str = "%(grey_combination_doc)s",
                     **fields: str) -> Callable[..., Array]:
     """The public greyscale function ``name``, with the signature SciPy
-    gives all eight: ``compute(input, size, footprint, structure, output,
-    mode, cval, origin, axes)`` with `input` as a JAX array, documented by
-    ``doc`` with the `docfiller` ``fields`` (by default, the docstring of
-    the operations that combine an erosion and a dilation)."""
+    gives all eight: ``shell(input, size, footprint, structure, output,
+    mode, cval, origin, axes)`` plans it; documented by ``doc`` with the
+    `docfiller` ``fields`` (by default, the docstring of the operations
+    that combine an erosion and a dilation)."""
 
     def operation(input: ArrayLike, size: Any = None, footprint: Any = None,
                   structure: Any = None, output: Any = None,
                   mode: str = "reflect", cval: Any = 0.0, origin: Any = 0, *,
                   axes: Any = None) -> Array:
-        return compute(to_jax(input), size, footprint, structure, output,
-                       mode, cval, origin, axes)
+        return shell(as_array(input), size, footprint, structure, output,
+                     mode, cval, origin, axes)
 
     return family_member(operation, name, doc, "input", "footprint",
-                         "structure", depth=depth, fields=fields)
+                         "structure", planned=True, fields=fields)
+
+
+def _erosion_or_dilation(input: Array, size: Any, footprint: Any,
+                         structure: Any, output: Any, mode: Any, cval: Any,
+                         origin: Any, axes: Any, minimum: bool) -> Planned:
+    plan, structure = _grey(input, size, footprint, structure, output, mode,
+                            cval, origin, axes, minimum)
+    return Planned(plan, _run_grey, (input, structure, cval))
 
 
 grey_erosion = _grey_operation(
-    "grey_erosion", functools.partial(_grey, minimum=True),
-    depth=grey_erosion_depth, doc="%(grey_erosion_doc)s",
+    "grey_erosion", functools.partial(_erosion_or_dilation, minimum=True),
+    doc="%(grey_erosion_doc)s",
     use="subtracted", result="eroded image", summary="""\
 Greyscale erosion: the minimum over a structuring element.
 
@@ -1138,8 +1234,8 @@ array([[5, 3, 3],
        [1, 1, 2]])""")
 
 grey_dilation = _grey_operation(
-    "grey_dilation", functools.partial(_grey, minimum=False),
-    depth=grey_dilation_depth, doc="%(grey_erosion_doc)s",
+    "grey_dilation", functools.partial(_erosion_or_dilation, minimum=False),
+    doc="%(grey_erosion_doc)s",
     use="added", result="dilated image", summary="""\
 Greyscale dilation: the maximum over the reflected structuring element.
 
@@ -1157,15 +1253,20 @@ def _warn_size_ignored(size: Any, footprint: Any) -> None:
                       stacklevel=4)
 
 
-def _numpy_op(op: str, a: Array, b: Array, dtype: np.dtype) -> Array:
-    """``numpy.<op>(a, b, out=<array of dtype>)``: computed in the promoted
-    dtype, stored in ``dtype`` (integers wrap around); compiled per canvas
-    bucket for concrete arrays (:func:`pointwise`)."""
-    if op == "subtract" and a.dtype == np.bool_ and b.dtype == np.bool_:
+def _check_subtract(a: np.dtype, b: np.dtype) -> None:
+    """numpy's TypeError for ``numpy.subtract`` of two boolean arrays (the
+    gradient and Laplace of boolean input reach it in SciPy)."""
+    if a == np.bool_ and b == np.bool_:
         raise TypeError(
             "numpy boolean subtract, the `-` operator, is not supported, "
             "use the bitwise_xor, the `^` operator, or the logical_xor "
             "function instead.")
+
+
+def _numpy_op(op: str, a: Array, b: Array, dtype: np.dtype) -> Array:
+    """``numpy.<op>(a, b, out=<array of dtype>)``: computed in the promoted
+    dtype, stored in ``dtype`` (integers wrap around); compiled per canvas
+    bucket for concrete arrays (:func:`pointwise`)."""
     return pointwise(_combine, a, b, op=op, dtype=np.dtype(dtype))
 
 
@@ -1192,16 +1293,26 @@ def _bytes_of_bool(input: Array, structure: Any) -> bool:
     return structure is not None and input.dtype == np.bool_
 
 
+def _run_grey_chain(plan: ChainPlan, input: Array, structure: Any,
+                    cval: Any) -> Array:
+    """The kernel of a :class:`ChainPlan` of two grey plans."""
+    first = _run_grey(plan.first, input, structure, cval)
+    return _run_grey(plan.second, first, structure, cval)
+
+
 def _two_sided(input: Array, size: Any, footprint: Any, structure: Any,
                output: Any, mode: Any, cval: Any, origin: Any, axes: Any,
-               first_minimum: bool) -> Array:
+               first_minimum: bool) -> Planned:
     """Opening (erosion first) or closing (dilation first)."""
     _warn_size_ignored(size, footprint)
-    first = _grey(input, size, footprint, structure, None, mode, cval,
-                  origin, axes, first_minimum, raw=True)
-    return _grey(first, size, footprint, structure, output, mode, cval,
-                 origin, axes, not first_minimum,
-                 as_bool=_bytes_of_bool(input, structure))
+    first, weights = _grey(input, size, footprint, structure, None, mode,
+                           cval, origin, axes, first_minimum, raw=True)
+    second, _ = _grey(_stand_in(_result_dtype(first), input.shape), size,
+                      footprint, structure, output, mode, cval, origin, axes,
+                      not first_minimum,
+                      as_bool=_bytes_of_bool(input, structure))
+    plan = ChainPlan(ndim=input.ndim, first=first, second=second)
+    return Planned(plan, _run_grey_chain, (input, weights, cval))
 
 
 grey_opening = _grey_operation(
@@ -1217,32 +1328,57 @@ grey_closing = _grey_operation(
     example="array([6, 6, 6, 6, 1, 1, 1])")
 
 
-def _dilated_and_eroded(input: Array, size: Any, footprint: Any,
-                        structure: Any, output: Any, mode: Any, cval: Any,
-                        origin: Any, axes: Any) -> tuple[Array, Array]:
-    """The dilation, and the erosion in the dtype of an `output` array."""
-    dilated = _grey(input, size, footprint, structure, None, mode, cval,
-                    origin, axes, False)
-    eroded = _grey(input, size, footprint, structure, _array_only(output),
-                   mode, cval, origin, axes, True)
-    return dilated, eroded
+@dataclasses.dataclass(frozen=True)
+class GradientPlan(Plan):
+    """The grey ``dilation`` of the input minus its ``erosion`` (both
+    plans of the same input); for ``laplace``, their sum minus twice the
+    input.  Each step as numpy computes it, stored in the erosion's
+    dtype."""
+
+    dilation: GreyPlan
+    erosion: GreyPlan
+    laplace: bool
+
+    @property
+    def depth(self) -> tuple[int | None, ...] | None:
+        return widest_depth((self.dilation, self.erosion))
 
 
-def _gradient(input: Array, *args: Any) -> Array:
-    dilated, eroded = _dilated_and_eroded(input, *args)
-    return _numpy_op("subtract", dilated, eroded, eroded.dtype)
-
-
-def _laplace(input: Array, *args: Any) -> Array:
-    dilated, eroded = _dilated_and_eroded(input, *args)
+def _run_gradient(plan: GradientPlan, input: Array, structure: Any,
+                  cval: Any) -> Array:
+    """The kernel of a :class:`GradientPlan`."""
+    dilated = _run_grey(plan.dilation, input, structure, cval)
+    eroded = _run_grey(plan.erosion, input, structure, cval)
     dtype = eroded.dtype
+    if not plan.laplace:
+        return _numpy_op("subtract", dilated, eroded, dtype)
     result = _numpy_op("add", dilated, eroded, dtype)
     result = _numpy_op("subtract", result, input, dtype)
     return _numpy_op("subtract", result, input, dtype)
 
 
+def _gradient_plan(input: Array, size: Any, footprint: Any, structure: Any,
+                   output: Any, mode: Any, cval: Any, origin: Any,
+                   axes: Any, laplace: bool) -> Planned:
+    """The dilation, and the erosion in the dtype of an `output` array,
+    combined as a gradient or a Laplace."""
+    dilation, weights = _grey(input, size, footprint, structure, None, mode,
+                              cval, origin, axes, False)
+    erosion, _ = _grey(input, size, footprint, structure,
+                       _array_only(output), mode, cval, origin, axes, True)
+    dtype = _result_dtype(erosion)
+    if laplace:
+        _check_subtract(dtype, input.dtype)
+    else:
+        _check_subtract(_result_dtype(dilation), dtype)
+    plan = GradientPlan(ndim=input.ndim, dilation=dilation, erosion=erosion,
+                        laplace=laplace)
+    return Planned(plan, _run_gradient, (input, weights, cval))
+
+
 morphological_gradient = _grey_operation(
-    "morphological_gradient", _gradient, result="gradient",
+    "morphological_gradient",
+    functools.partial(_gradient_plan, laplace=False), result="gradient",
     call="np.array([0, 0, 3, 3, 3, 0]), size=3",
     example="array([0, 3, 3, 0, 3, 3])", summary="""\
 Morphological gradient: dilation minus erosion.
@@ -1250,7 +1386,8 @@ Morphological gradient: dilation minus erosion.
 %(combination_dtype)s""")
 
 morphological_laplace = _grey_operation(
-    "morphological_laplace", _laplace, result="Laplace",
+    "morphological_laplace",
+    functools.partial(_gradient_plan, laplace=True), result="Laplace",
     call="np.array([0, 0, 3, 3, 3, 0]), size=3",
     example="array([ 0,  3, -3,  0, -3,  3])", summary="""\
 Morphological Laplace: dilation plus erosion minus twice the input.
@@ -1258,17 +1395,48 @@ Morphological Laplace: dilation plus erosion minus twice the input.
 %(combination_dtype)s""")
 
 
-def _tophat(input: Array, size: Any, footprint: Any, structure: Any,
-            output: Any, mode: Any, cval: Any, origin: Any, axes: Any,
-            white: bool) -> Array:
-    """The input minus its opening (white) or the closing minus the input."""
-    second = _two_sided(input, size, footprint, structure, output, mode,
-                        cval, origin, axes, first_minimum=white)
-    if input.dtype == np.bool_ and second.dtype == np.bool_:
+@dataclasses.dataclass(frozen=True)
+class TophatPlan(Plan):
+    """The input minus its opening (``white``), or its closing minus the
+    input: ``chain``, a :class:`ChainPlan` of grey plans, combined with
+    the input in ``chain``'s result dtype, by XOR for ``xor`` (boolean
+    input and result)."""
+
+    chain: ChainPlan
+    white: bool
+    xor: bool
+
+    @property
+    def depth(self) -> tuple[int | None, ...] | None:
+        return self.chain.depth
+
+    @property
+    def extends_edges(self) -> bool:
+        return self.chain.extends_edges
+
+
+def _run_tophat(plan: TophatPlan, input: Array, structure: Any, cval: Any
+                ) -> Array:
+    """The kernel of a :class:`TophatPlan`."""
+    second = _run_grey_chain(plan.chain, input, structure, cval)
+    if plan.xor:
         return _numpy_op("xor", input, second, np.dtype(bool))
-    if white:
+    if plan.white:
         return _numpy_op("subtract", input, second, second.dtype)
     return _numpy_op("subtract", second, input, second.dtype)
+
+
+def _tophat(input: Array, size: Any, footprint: Any, structure: Any,
+            output: Any, mode: Any, cval: Any, origin: Any, axes: Any,
+            white: bool) -> Planned:
+    """The input minus its opening (white) or the closing minus the input."""
+    chain = _two_sided(input, size, footprint, structure, output, mode,
+                       cval, origin, axes, first_minimum=white)
+    xor = (input.dtype == np.bool_
+           and _result_dtype(chain.plan.second) == np.bool_)
+    plan = TophatPlan(ndim=input.ndim, chain=chain.plan, white=white,
+                      xor=xor)
+    return Planned(plan, _run_tophat, chain.operands)
 
 
 white_tophat = _grey_operation(
