@@ -13,6 +13,7 @@ with one strided slice (or one shifted add) per window offset modulo the step,
 that is at most ``ceil(window / step)`` of them per axis.
 """
 
+import dataclasses
 import functools
 import math
 import numbers
@@ -31,6 +32,7 @@ from numpy.typing import ArrayLike
 
 from jaxndimage._dispatch import is_jax_array, ndimage_function
 from jaxndimage._docstrings import docfiller
+from jaxndimage._plans import Plan, Planned
 
 __all__ = [
     "montage",
@@ -42,6 +44,92 @@ __all__ = [
 ]
 
 Array = np.ndarray | jax.Array
+
+
+# ---------------------------------------------------------------- plans
+
+
+@dataclasses.dataclass(frozen=True)
+class PatchPlan(Plan):
+    """Base of the patch tools' plans: their results are not arrays of the
+    input's shape, so they have no block-wise form (depth None: a dask
+    input is computed whole)."""
+
+    @property
+    def depth(self) -> None:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class BlocksPlan(PatchPlan):
+    """An array of shape ``grid * block`` as the non-overlapping blocks of
+    shape ``block`` on ``grid``: the view of an ``ndim = len(grid)`` array
+    (`view_as_blocks`), or put back together from the ``ndim =
+    2 * len(grid)`` array of blocks (`unview_as_blocks`)."""
+
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class WindowsPlan(PatchPlan):
+    """The ``grid`` of windows of shape ``window``, ``step`` apart, of an
+    ``ndim``-D array (`view_as_windows`)."""
+
+    window: tuple[int, ...]
+    step: tuple[int, ...]
+    grid: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class UnwindowsPlan(PatchPlan):
+    """Windows ``step`` apart (an ``ndim = 2 * len(step)`` array, grid axes
+    then window axes) overlap-added onto an array of ``shape``, combined by
+    ``reduce`` ('mean' or 'sum') (`unview_as_windows`)."""
+
+    step: tuple[int, ...]
+    reduce: str
+    shape: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class MontagePlan(PatchPlan):
+    """A montage of an ``ndim``-D stack of images, channels on
+    ``channel_axis`` (None: grayscale), each image's intensity rescaled
+    if ``rescale``, laid out row by row on a ``grid`` of (rows, columns)
+    tiles ``pad`` apart; the padding and the tiles after the last image
+    filled with the mean of the images where ``mean_fill``, else with
+    the fill operand (`montage`)."""
+
+    channel_axis: int | None
+    rescale: bool
+    grid: tuple[int, int]
+    pad: int
+    mean_fill: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class UnmontagePlan(PatchPlan):
+    """The first ``count`` tiles of a montage (an ``ndim``-D array, channels
+    on ``channel_axis``, None: grayscale) of a ``grid`` of (rows, columns)
+    tiles ``pad`` apart, as a stack of images (`unmontage`)."""
+
+    channel_axis: int | None
+    grid: tuple[int, int]
+    pad: int
+    count: int
+
+
+def _runs_plan(shell: Callable[..., Planned]) -> Callable[..., Any]:
+    """The public function of a planned ``shell`` that takes numpy and JAX
+    arrays as they are (numpy results are views of the input, which the
+    dispatcher would copy): the :class:`Planned` it returns, run."""
+
+    @functools.wraps(shell)
+    def public(*args: Any, **kwargs: Any) -> Any:
+        return shell(*args, **kwargs).run()
+
+    return public
 
 
 # ---------------------------------------------------------------- helpers
@@ -243,17 +331,32 @@ def _channel_axis_tuple(channel_axis):
     return channel_axis[0]
 
 
-def _channels_last(xp, arr, channel_axis):
+def _channel_axis_index(channel_axis, ndim: int) -> int:
+    """The axis of an ``ndim``-D array that ``channel_axis`` names, in
+    ``[0, ndim)``."""
     axis = _channel_axis_tuple(channel_axis)
     try:
-        axis = normalize_axis_index(operator.index(axis), arr.ndim)
+        return normalize_axis_index(operator.index(axis), ndim)
     except TypeError:
         raise TypeError(f"`channel_axis` must be an integer, got {axis!r}") from None
     except np.exceptions.AxisError:
         raise np.exceptions.AxisError(
-            f"`channel_axis` {axis} is out of bounds for an array of dimension {arr.ndim}"
+            f"`channel_axis` {axis} is out of bounds for an array of dimension {ndim}"
         ) from None
-    return xp.moveaxis(arr, axis, -1)
+
+
+def _channels_last_shape(shape: tuple[int, ...], axis: int | None) -> tuple[int, ...]:
+    """``shape`` with ``axis`` moved last; a unit axis appended for None."""
+    if axis is None:
+        return (*shape, 1)
+    shape = list(shape)
+    shape.append(shape.pop(axis))
+    return tuple(shape)
+
+
+def _channels_last(xp, arr, axis: int | None):
+    """``arr`` with ``axis`` moved last; a unit axis appended for None."""
+    return arr[..., None] if axis is None else xp.moveaxis(arr, axis, -1)
 
 
 def _index(value, name: str) -> int:
@@ -267,6 +370,7 @@ def _index(value, name: str) -> int:
 
 
 @docfiller(inverse="unview_as_blocks")
+@_runs_plan
 def view_as_blocks(arr_in: Array, block_shape: tuple[int, ...]) -> Array:
     """Block view of the input n-dimensional array (using re-striding).
 
@@ -317,15 +421,24 @@ def view_as_blocks(arr_in: Array, block_shape: tuple[int, ...]) -> Array:
         raise ValueError("'block_shape' is not compatible with 'arr_in'")
 
     grid = tuple(size // b for size, b in zip(arr_in.shape, block))
+    return Planned(BlocksPlan(arr_in.ndim, grid, block), _run_view_as_blocks,
+                   (arr_in,))
+
+
+def _run_view_as_blocks(plan: BlocksPlan, arr_in: Array) -> Array:
+    """The kernel of `view_as_blocks`: a strided view of a numpy array, a
+    reshape and a transpose of a JAX array."""
+    grid, block = plan.grid, plan.block
     if isinstance(arr_in, np.ndarray):
         strides = tuple(st * b for st, b in zip(arr_in.strides, block)) + arr_in.strides
         return as_strided(arr_in, shape=grid + block, strides=strides)
     split = arr_in.reshape(tuple(i for pair in zip(grid, block) for i in pair))
-    ndim = arr_in.ndim
+    ndim = plan.ndim
     return split.transpose(tuple(range(0, 2 * ndim, 2)) + tuple(range(1, 2 * ndim, 2)))
 
 
 @docfiller
+@_runs_plan
 def view_as_windows(
     arr_in: Array,
     window_shape: int | tuple[int, ...],
@@ -400,15 +513,22 @@ def view_as_windows(
         raise ValueError("`window_shape` is too small")
 
     window = tuple(int(w) for w in window)
+    grid = tuple((size - w) // s + 1 for size, w, s in zip(arr_in.shape, window, step))
+    return Planned(WindowsPlan(ndim, window, step, grid), _run_view_as_windows,
+                   (arr_in,))
+
+
+def _run_view_as_windows(plan: WindowsPlan, arr_in: Array) -> Array:
+    """The kernel of `view_as_windows`: a strided view of a numpy array,
+    the windows of a JAX array materialised."""
     if isinstance(arr_in, np.ndarray):
-        grid = tuple((size - w) // s + 1 for size, w, s in zip(arr_in.shape, window, step))
-        strides = tuple(st * s for st, s in zip(arr_in.strides, step)) + arr_in.strides
-        return as_strided(arr_in, shape=grid + window, strides=strides)
-    return _windows_kernel(arr_in, window, step)
+        strides = tuple(st * s for st, s in zip(arr_in.strides, plan.step)) + arr_in.strides
+        return as_strided(arr_in, shape=plan.grid + plan.window, strides=strides)
+    return _windows_kernel(arr_in, plan.window, plan.step)
 
 
 @docfiller(forward="view_as_blocks")
-@ndimage_function("blocks", reject_float16=False)
+@ndimage_function("blocks", reject_float16=False, planned=True)
 def unview_as_blocks(blocks: ArrayLike) -> Array:
     """Put the blocks of :func:`view_as_blocks` back together.
 
@@ -453,11 +573,18 @@ def unview_as_blocks(blocks: ArrayLike) -> Array:
             f"`blocks` must have an even number of dimensions (grid axes then block axes), "
             f"got shape {blocks.shape}"
         )
+    ndim = blocks.ndim // 2
+    plan = BlocksPlan(blocks.ndim, tuple(blocks.shape[:ndim]), tuple(blocks.shape[ndim:]))
+    return Planned(plan, _run_unview_as_blocks, (blocks,))
+
+
+def _run_unview_as_blocks(plan: BlocksPlan, blocks: Array) -> Array:
+    """The kernel of `unview_as_blocks`."""
     return _blocks_kernel(blocks)
 
 
 @docfiller(forward="view_as_windows")
-@ndimage_function("windows", reject_float16=False)
+@ndimage_function("windows", reject_float16=False, planned=True)
 def unview_as_windows(
     windows: ArrayLike,
     step: int | tuple[int, ...] = 1,
@@ -543,7 +670,13 @@ def unview_as_windows(
                 f"and step {step}: each entry must lie in [(n - 1) * step + w, n * step + w - 1]"
             )
 
-    return _unwindows_kernel(windows, step, reduce, shape)
+    return Planned(UnwindowsPlan(windows.ndim, step, reduce, shape),
+                   _run_unview_as_windows, (windows,))
+
+
+def _run_unview_as_windows(plan: UnwindowsPlan, windows: Array) -> Array:
+    """The kernel of `unview_as_windows`."""
+    return _unwindows_kernel(windows, plan.step, plan.reduce, plan.shape)
 
 
 def _grid_pair(grid_shape: Any, convert: Callable[[Any], int]
@@ -564,6 +697,7 @@ def _grid_pair(grid_shape: Any, convert: Callable[[Any], int]
 
 
 @docfiller(inverse="unmontage")
+@_runs_plan
 def montage(
     arr_in: ArrayLike,
     fill: float | ArrayLike | str = "mean",
@@ -627,18 +761,20 @@ def montage(
     array([[ 0,  1,  4,  5,  8,  9],
            [ 2,  3,  6,  7, 10, 11]])
     """
-    xp = jnp if is_jax_array(arr_in) else np
-    arr_in = arr_in if xp is jnp else np.asarray(arr_in)
-    if channel_axis is None:
-        arr_in = arr_in[..., None]
-    elif _channel_axis_tuple(channel_axis) != -1:
-        arr_in = _channels_last(xp, arr_in, channel_axis)
-    if arr_in.ndim != 4:
+    if not is_jax_array(arr_in):
+        arr_in = np.asarray(arr_in)
+    axis = channel_axis
+    if channel_axis is not None:
+        axis = _channel_axis_tuple(channel_axis)
+        if axis != -1:  # -1 is last already, whatever the rank
+            axis = _channel_axis_index(channel_axis, arr_in.ndim)
+    shape = arr_in.shape if axis == -1 else _channels_last_shape(arr_in.shape, axis)
+    if len(shape) != 4:
         raise ValueError(
             "Input array has to be 3-dimensional for grayscale images, or "
             "4-dimensional with a `channel_axis` specified."
         )
-    n_images, _, _, n_chan = arr_in.shape
+    n_images, _, _, n_chan = shape
 
     if grid_shape:
         grid = _grid_pair(grid_shape, int)
@@ -663,23 +799,32 @@ def montage(
         if math.prod(np.shape(fill)[1:]) != 1:
             raise ValueError(f"`fill` must hold one value per channel, got shape {np.shape(fill)}")
 
-    rescale = bool(rescale_intensity)
+    plan = MontagePlan(arr_in.ndim, None if axis is None else int(axis),
+                       bool(rescale_intensity), grid, pad, fill is None)
+    return Planned(plan, _run_montage, (arr_in, fill))
+
+
+def _run_montage(plan: MontagePlan, arr_in: Array, fill: Any) -> Array:
+    """The kernel of `montage`: jitted for a JAX array, numpy for numpy."""
+    xp = jnp if is_jax_array(arr_in) else np
+    if plan.channel_axis != -1:
+        arr_in = _channels_last(xp, arr_in, plan.channel_axis)
     if xp is jnp:
-        out = _montage_jax(arr_in, fill, rescale, grid, pad)
+        out = _montage_jax(arr_in, fill, plan.rescale, plan.grid, plan.pad)
     else:
-        if rescale and np.isnan(arr_in).any():
+        if plan.rescale and np.isnan(arr_in).any():
             warnings.warn(
                 "One or more intensity levels are NaN. Rescaling will broadcast NaN "
                 "to the full image.",
-                stacklevel=2,
+                stacklevel=4,  # the caller of montage: public, Planned.run, here
             )
         with np.errstate(invalid="ignore"):
-            out = _montage_kernel(np, arr_in, fill, rescale, grid, pad)
-    return out if channel_axis is not None else out[..., 0]
+            out = _montage_kernel(np, arr_in, fill, plan.rescale, plan.grid, plan.pad)
+    return out if plan.channel_axis is not None else out[..., 0]
 
 
 @docfiller(forward="montage")
-@ndimage_function("arr_in", reject_float16=False)
+@ndimage_function("arr_in", reject_float16=False, planned=True)
 def unmontage(
     arr_in: ArrayLike,
     grid_shape: tuple[int, int],
@@ -726,18 +871,19 @@ def unmontage(
     >>> np.array_equal(unmontage(tiled, (2, 2), padding_width=1, n_images=3), stack)
     True
     """
+    axis = None
     if channel_axis is None:
         if arr_in.ndim != 2:
             raise ValueError(
                 f"`arr_in` must be 2-dimensional for a grayscale montage, or 3-dimensional "
                 f"with a `channel_axis` specified; got shape {arr_in.shape}"
             )
-        arr_in = arr_in[..., None]
     else:
-        arr_in = _channels_last(jnp, arr_in, channel_axis)
+        axis = _channel_axis_index(channel_axis, arr_in.ndim)
         if arr_in.ndim != 3:
             raise ValueError(
-                f"`arr_in` must be 3-dimensional with a `channel_axis`, got shape {arr_in.shape}"
+                f"`arr_in` must be 3-dimensional with a `channel_axis`, got shape "
+                f"{_channels_last_shape(arr_in.shape, axis)}"
             )
     rows, cols = _grid_pair(grid_shape, operator.index)
     if rows < 1 or cols < 1:
@@ -745,7 +891,7 @@ def unmontage(
     pad = _index(padding_width, "padding_width")
     if pad < 0:
         raise ValueError(f"`padding_width` must be non-negative, got {pad}")
-    height, width = arr_in.shape[:2]
+    height, width = _channels_last_shape(arr_in.shape, axis)[:2]
     if (height - pad) % rows or (width - pad) % cols:
         raise ValueError(
             f"a montage of shape {(height, width)} does not split into a `grid_shape` "
@@ -758,14 +904,18 @@ def unmontage(
     if not 0 <= count <= rows * cols:
         raise ValueError(f"`n_images` must lie in [0, {rows * cols}], got {count}")
 
-    return _unmontage_kernel(arr_in, (rows, cols), pad, count, channel_axis is None)
+    plan = UnmontagePlan(arr_in.ndim, axis, (rows, cols), pad, count)
+    return Planned(plan, _run_unmontage, (arr_in,))
 
 
-@functools.partial(jax.jit, static_argnums=(1, 2, 3, 4))
-def _unmontage_kernel(x, grid: tuple[int, int], pad: int, count: int, gray: bool):
-    (rows, cols), (height, width, n_chan) = grid, x.shape
+@functools.partial(jax.jit, static_argnums=0)
+def _run_unmontage(plan: UnmontagePlan, x):
+    """The kernel of `unmontage`."""
+    x = _channels_last(jnp, x, plan.channel_axis)
+    (rows, cols), pad, count = plan.grid, plan.pad, plan.count
+    height, width, n_chan = x.shape
     n_rows, n_cols = (height - pad) // rows - pad, (width - pad) // cols - pad
     x = x[pad:, pad:].reshape(rows, n_rows + pad, cols, n_cols + pad, n_chan)
     x = x[:, :n_rows, :, :n_cols].transpose(0, 2, 1, 3, 4)
     x = x.reshape(rows * cols, n_rows, n_cols, n_chan)[:count]
-    return x[..., 0] if gray else x
+    return x[..., 0] if plan.channel_axis is None else x

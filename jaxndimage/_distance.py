@@ -68,6 +68,7 @@ Common to the three
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
@@ -82,6 +83,7 @@ from jaxndimage._canvas import nonzero_mask
 from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
+from jaxndimage._plans import Plan, Planned
 from jaxndimage._support import normalize_sequence
 from jaxndimage._typing import Array, ArrayLike
 
@@ -141,11 +143,18 @@ def _check_indices(indices: np.ndarray, shape: tuple[int, ...],
             raise error(message)
 
 
-def _sampling(sampling: Any, ndim: int, dtype: np.dtype) -> tuple | Array:
-    """Per-axis sampling as a float array (None stays None)."""
+def _sampling(sampling: Any, ndim: int) -> tuple | None:
+    """Per-axis sampling, checked: one value per axis (None stays None)."""
     if sampling is None:
         return None
-    values = normalize_sequence(sampling, ndim, "sampling")
+    return tuple(normalize_sequence(sampling, ndim, "sampling"))
+
+
+def _sampling_array(values: tuple | None, dtype: np.dtype) -> Array | None:
+    """The values of :func:`_sampling` as a float array (None stays
+    None)."""
+    if values is None:
+        return None
     return jnp.stack([jnp.asarray(v, dtype) for v in values]) if values \
         else jnp.zeros((0,), dtype)
 
@@ -167,6 +176,51 @@ def _results(dt: Array | None, ft: Array | None, distances: Any,
     if len(returned) == 2:
         return tuple(returned)
     return returned[0] if returned else None
+
+
+@dataclasses.dataclass(frozen=True)
+class DistancePlan(Plan):
+    """Base of the distance transforms' plans: which results are wanted
+    (written into the ``distances``/``indices`` operands where those are
+    numpy arrays, else returned).  A distance reaches across the whole
+    array, so there is no block-wise form (depth None: a dask input is
+    computed whole)."""
+
+    return_distances: bool
+    return_indices: bool
+
+    @property
+    def depth(self) -> None:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class BruteForcePlan(DistancePlan):
+    """`distance_transform_bf`: the ``metric`` (1 Euclidean, 2 taxicab,
+    3 chessboard) distance to the nearest background element, Euclidean
+    distances in ``dtype`` and scaled by a sampling operand if
+    ``sampled``."""
+
+    metric: int
+    dtype: np.dtype
+    sampled: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class ChamferPlan(DistancePlan):
+    """`distance_transform_cdt`: the chamfer distance over the steps
+    ``offsets`` (the first half of the structure, in its order)."""
+
+    offsets: tuple[tuple[int, ...], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class EuclideanPlan(DistancePlan):
+    """`distance_transform_edt`: the exact Euclidean distance in ``dtype``,
+    scaled by a sampling operand if ``sampled``."""
+
+    dtype: np.dtype
+    sampled: bool
 
 
 def _whole_dask(func):
@@ -777,9 +831,41 @@ def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
 # Public functions
 # --------------------------------------------------------------------------
 
+def _run_bf(plan: BruteForcePlan, input: Array, sampling: tuple | None,
+            distances: Any, indices: Any) -> Any:
+    """The kernel of a :class:`BruteForcePlan`."""
+    input = to_jax(input)
+    code, dtype = plan.metric, plan.dtype
+    sampling = _sampling_array(sampling, dtype)
+    shape = input.shape
+    flat = input.reshape(-1) if input.ndim == 0 else input
+    if flat.size == 0:
+        dt = jnp.zeros(shape, dtype if code == 1 else jnp.uint32)
+        ft = jnp.zeros(shape, jnp.int32)
+    else:
+        if isinstance(flat, jax.core.Tracer):
+            candidates = jnp.arange(flat.size, dtype=jnp.int32)
+        else:
+            border = np.flatnonzero(np.asarray(_border(flat != 0)))
+            # A power of two, at least 64: few programs whatever the image.
+            count = max(64, 1 << int(border.size - 1).bit_length())
+            candidates = np.full(count, -1, np.int32)
+            candidates[:border.size] = border
+            candidates = jnp.asarray(candidates)
+        dt, ft = _bf_kernel(flat, candidates, sampling, metric=code,
+                            dtype=dtype)
+        dt = dt.reshape(shape)
+    if input.ndim == 0:
+        ft = jnp.zeros((0,), jnp.int32)
+    elif plan.return_indices:
+        ft = _unravel(ft.reshape(shape), shape)
+    return _results(dt, ft, distances, indices, plan.return_distances,
+                    plan.return_indices)
+
+
 @docfiller
 @_whole_dask
-@ndimage_function("input", reject_float16=False)
+@ndimage_function("input", reject_float16=False, planned=True)
 def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
                           sampling: Any = None, return_distances: bool = True,
                           return_indices: bool = False, distances: Any = None,
@@ -827,14 +913,13 @@ def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
     dt_inplace, ft_inplace = _check_returns(distances, indices,
                                             return_distances, return_indices)
     _check_concrete(input, dt_inplace, ft_inplace)
-    input = to_jax(input)
+    input = as_array(input)
     if not isinstance(metric, str):
         metric.lower()  # SciPy's AttributeError for a non-string metric
     code = _METRICS.get(metric.lower())
     if code is None:
         raise RuntimeError("distance metric not supported")
-    dtype = _float_dtype()
-    sampling = _sampling(sampling, input.ndim, dtype)
+    sampling = _sampling(sampling, input.ndim)
     if dt_inplace:
         if distances.shape != input.shape:
             raise RuntimeError("distances array has wrong shape")
@@ -842,37 +927,40 @@ def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
         if distances.dtype.type != wanted:
             raise RuntimeError("distances array must be "
                                + ("float64" if code == 1 else "uint32"))
-    shape = input.shape
-    flat = input.reshape(-1) if input.ndim == 0 else input
-    if flat.size == 0:
-        dt = jnp.zeros(shape, dtype if code == 1 else jnp.uint32)
+    if ft_inplace:  # SciPy checks it after computing; no other error between
+        _check_indices(indices, input.shape, RuntimeError)
+    plan = BruteForcePlan(input.ndim, bool(return_distances),
+                          bool(return_indices), code, _float_dtype(),
+                          sampling is not None)
+    return Planned(plan, _run_bf, (input, sampling, distances, indices))
+
+
+def _run_cdt(plan: ChamferPlan, input: Array, distances: Any,
+             indices: Any) -> Any:
+    """The kernel of a :class:`ChamferPlan`."""
+    input = to_jax(input)
+    offsets, shape = plan.offsets, input.shape
+    if input.size == 0:
+        dt = jnp.zeros(shape, jnp.int32)
         ft = jnp.zeros(shape, jnp.int32)
+    elif not plan.return_indices and offsets in (
+            _structure_offsets("chessboard", input.ndim),
+            _structure_offsets("taxicab", input.ndim)):
+        dt = _cdt_separable(input, offsets == _structure_offsets(
+            "chessboard", input.ndim) and input.ndim > 1)
+        ft = None
     else:
-        if isinstance(flat, jax.core.Tracer):
-            candidates = jnp.arange(flat.size, dtype=jnp.int32)
-        else:
-            border = np.flatnonzero(np.asarray(_border(flat != 0)))
-            # A power of two, at least 64: few programs whatever the image.
-            count = max(64, 1 << int(border.size - 1).bit_length())
-            candidates = np.full(count, -1, np.int32)
-            candidates[:border.size] = border
-            candidates = jnp.asarray(candidates)
-        dt, ft = _bf_kernel(flat, candidates, sampling, metric=code,
-                            dtype=dtype)
-        dt = dt.reshape(shape)
-    if ft_inplace:
-        _check_indices(indices, shape, RuntimeError)
-    if input.ndim == 0:
-        ft = jnp.zeros((0,), jnp.int32)
-    elif return_indices:
-        ft = _unravel(ft.reshape(shape), shape)
-    return _results(dt, ft, distances, indices, return_distances,
-                    return_indices)
+        dt, ft = _cdt_kernel(input, offsets=offsets,
+                             features=plan.return_indices)
+    if plan.return_indices:
+        ft = _unravel(ft, shape)
+    return _results(dt, ft, distances, indices, plan.return_distances,
+                    plan.return_indices)
 
 
 @docfiller(dtype="int32")
 @_whole_dask
-@ndimage_function("input", reject_float16=False)
+@ndimage_function("input", reject_float16=False, planned=True)
 def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
                            return_distances: bool = True,
                            return_indices: bool = False,
@@ -918,7 +1006,7 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
     dt_inplace, ft_inplace = _check_returns(distances, indices,
                                             return_distances, return_indices)
     _check_concrete(input, dt_inplace, ft_inplace)
-    input = to_jax(input)
+    input = as_array(input)
     if input.ndim == 0:
         raise TypeError("input: distance_transform_cdt needs an array of "
                         "at least one dimension (SciPy raises TypeError)")
@@ -928,30 +1016,38 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
             raise ValueError("distances must be of int32 type")
         if distances.shape != input.shape:
             raise ValueError("distances has wrong shape")
+    if return_indices and ft_inplace:  # SciPy checks it after computing
+        _check_indices(indices, input.shape, ValueError)
+    plan = ChamferPlan(input.ndim, bool(return_distances),
+                       bool(return_indices), offsets)
+    return Planned(plan, _run_cdt, (input, distances, indices))
+
+
+def _run_edt(plan: EuclideanPlan, input: Array, sampling: tuple | None,
+             distances: Any, indices: Any) -> Any:
+    """The kernel of a :class:`EuclideanPlan`."""
+    # The foreground, as a bool array of at least one dimension.
+    input = nonzero_mask(input)
+    if input.ndim == 0:
+        input = input.reshape(1)
+    dtype = plan.dtype
+    sampling = _sampling_array(sampling, dtype)
     shape = input.shape
     if input.size == 0:
-        dt = jnp.zeros(shape, jnp.int32)
-        ft = jnp.zeros(shape, jnp.int32)
-    elif not return_indices and offsets in (
-            _structure_offsets("chessboard", input.ndim),
-            _structure_offsets("taxicab", input.ndim)):
-        dt = _cdt_separable(input, offsets == _structure_offsets(
-            "chessboard", input.ndim) and input.ndim > 1)
-        ft = None
+        ft = jnp.zeros((input.ndim,) + shape, jnp.int32)
     else:
-        dt, ft = _cdt_kernel(input, offsets=offsets,
-                             features=bool(return_indices))
-    if return_indices:
-        if ft_inplace:
-            _check_indices(indices, shape, ValueError)
-        ft = _unravel(ft, shape)
-    return _results(dt, ft, distances, indices, return_distances,
-                    return_indices)
+        ft = _feature_transform(input, sampling, dtype)
+    dt = None
+    if plan.return_distances:
+        dt = (jnp.zeros(shape, dtype) if input.size == 0
+              else _feature_distances(ft, sampling, dtype=dtype))
+    return _results(dt, ft, distances, indices, plan.return_distances,
+                    plan.return_indices)
 
 
 @docfiller(dtype="float64")
 @_whole_dask
-@ndimage_function("input", reject_float16=False)
+@ndimage_function("input", reject_float16=False, planned=True)
 def distance_transform_edt(input: ArrayLike, sampling: Any = None,
                            return_distances: bool = True,
                            return_indices: bool = False,
@@ -1001,27 +1097,17 @@ def distance_transform_edt(input: ArrayLike, sampling: Any = None,
     dt_inplace, ft_inplace = _check_returns(distances, indices,
                                             return_distances, return_indices)
     _check_concrete(input, dt_inplace, ft_inplace)
-    # The foreground, as a bool array of at least one dimension.
-    input = nonzero_mask(as_array(input))
-    if input.ndim == 0:
-        input = input.reshape(1)
-    dtype = _float_dtype()
-    sampling = _sampling(sampling, input.ndim, dtype)
-    shape = input.shape
+    input = as_array(input)
+    shape = input.shape or (1,)  # a 0-d input is transformed as 1-D
+    sampling = _sampling(sampling, len(shape))
     if ft_inplace:
         _check_indices(indices, shape, RuntimeError, shape_first=True)
-    if input.size == 0:
-        ft = jnp.zeros((input.ndim,) + shape, jnp.int32)
-    else:
-        ft = _feature_transform(input, sampling, dtype)
-    dt = None
-    if return_distances:
-        dt = (jnp.zeros(shape, dtype) if input.size == 0
-              else _feature_distances(ft, sampling, dtype=dtype))
-        if dt_inplace:
-            if distances.shape != shape:
-                raise RuntimeError("distances array has wrong shape")
-            if distances.dtype.type != np.float64:
-                raise RuntimeError("distances array must be float64")
-    return _results(dt, ft, distances, indices, return_distances,
-                    return_indices)
+    if return_distances and dt_inplace:  # SciPy checks it after computing
+        if distances.shape != shape:
+            raise RuntimeError("distances array has wrong shape")
+        if distances.dtype.type != np.float64:
+            raise RuntimeError("distances array must be float64")
+    plan = EuclideanPlan(input.ndim, bool(return_distances),
+                         bool(return_indices), _float_dtype(),
+                         sampling is not None)
+    return Planned(plan, _run_edt, (input, sampling, distances, indices))

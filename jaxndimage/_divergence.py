@@ -15,6 +15,7 @@ not the trace, and is wrong for any ``f`` that couples pixels or channels.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +26,7 @@ import numpy as np
 
 from jaxndimage._dispatch import is_jax_array
 from jaxndimage._docstrings import docfiller
+from jaxndimage._plans import Plan, Planned
 
 __all__ = ["divergence", "value_and_divergence"]
 
@@ -142,38 +144,17 @@ def value_and_divergence(f: Callable[[jax.Array], jax.Array], x: Any, *,
     >>> bool(jnp.allclose(div, 48 * jnp.cos(1.0)))
     True
     """
-    method = _check_method(method)
-    stochastic = method != "exact"
-    if stochastic and key is None:
-        raise ValueError(
-            f"method={method!r} is stochastic and needs key=, a PRNG key such as "
-            "jax.random.key(0)"
-        )
-    if stochastic:
-        default_probes = 1 if method == "hutchinson" else 3
-        num_probes = _positive_int(
-            default_probes if num_probes is None else num_probes, "num_probes"
-        )
-    if chunk_size is not None:
-        chunk_size = _positive_int(chunk_size, "chunk_size")
-
+    planned = _plan_value_and_divergence(
+        f, x, method=method, key=key, num_probes=num_probes,
+        chunk_size=chunk_size, batch_axis=batch_axis)
+    x = planned.operands[1]
     if is_jax_array(x):
-        batch_axis = _check_batch_axis(batch_axis, x.ndim)
-        _check_floating(x.dtype)
-        return _value_and_divergence(
-            f, x, method, key, num_probes, chunk_size, batch_axis
-        )
-
-    x = np.asarray(x)
-    batch_axis = _check_batch_axis(batch_axis, x.ndim)
-    _check_floating(x.dtype)
+        return planned.run()
     # Not the ndimage dispatch: the user's ``f`` runs here, and its own
     # arithmetic keeps float32 float32 only outside an x64 scope.
     scope = jax.enable_x64(True) if x.dtype == np.float64 else contextlib.nullcontext()
     with scope:
-        y, div = _value_and_divergence(
-            f, jnp.asarray(x), method, key, num_probes, chunk_size, batch_axis
-        )
+        y, div = planned.run()
         return np.asarray(y), np.asarray(div)
 
 
@@ -234,6 +215,68 @@ def divergence(f: Callable[[jax.Array], jax.Array], x: Any, *,
         chunk_size=chunk_size,
         batch_axis=batch_axis,
     )[1]
+
+
+@dataclasses.dataclass(frozen=True)
+class DivergencePlan(Plan):
+    """The per-sample Jacobian trace of a function of an ``ndim``-D batch,
+    samples along ``batch_axis`` (None: one sample), by ``method`` with
+    ``num_probes`` probes per sample (None for ``"exact"``), pushing
+    ``chunk_size`` tangents at a time (None: as many as fit the tangent
+    budget).  The result has no block-wise form (depth None)."""
+
+    method: str
+    num_probes: int | None
+    chunk_size: int | None
+    batch_axis: int | None
+
+    @property
+    def depth(self) -> None:
+        return None
+
+
+def _plan_value_and_divergence(
+    f: Callable[[jax.Array], jax.Array], x: Any, *, method: str,
+    key: jax.Array | None, num_probes: int | None, chunk_size: int | None,
+    batch_axis: int | None,
+) -> Planned:
+    """The shell of :func:`value_and_divergence`: its arguments checked, in
+    its order, into a :class:`DivergencePlan` with the kernel and the
+    operands ``(f, x, key)``, ``x`` as a JAX array or else numpy.  Runs no
+    JAX computation (``f`` is first called by the kernel)."""
+    method = _check_method(method)
+    stochastic = method != "exact"
+    if stochastic and key is None:
+        raise ValueError(
+            f"method={method!r} is stochastic and needs key=, a PRNG key such as "
+            "jax.random.key(0)"
+        )
+    if stochastic:
+        default_probes = 1 if method == "hutchinson" else 3
+        num_probes = _positive_int(
+            default_probes if num_probes is None else num_probes, "num_probes"
+        )
+    else:
+        num_probes = None  # ignored by "exact"
+    if chunk_size is not None:
+        chunk_size = _positive_int(chunk_size, "chunk_size")
+    if not is_jax_array(x):
+        x = np.asarray(x)
+    batch_axis = _check_batch_axis(batch_axis, x.ndim)
+    _check_floating(x.dtype)
+    plan = DivergencePlan(x.ndim, method, num_probes, chunk_size, batch_axis)
+    return Planned(plan, _run_value_and_divergence, (f, x, key))
+
+
+def _run_value_and_divergence(plan: DivergencePlan,
+                              f: Callable[[jax.Array], jax.Array], x: Any,
+                              key: jax.Array | None
+                              ) -> tuple[jax.Array, jax.Array]:
+    """The kernel of a :class:`DivergencePlan`: ``(f(x), div)`` as JAX
+    arrays (numpy ``x`` is converted here, in the caller's x64 scope)."""
+    return _value_and_divergence(f, jnp.asarray(x), plan.method, key,
+                                 plan.num_probes, plan.chunk_size,
+                                 plan.batch_axis)
 
 
 def _value_and_divergence(

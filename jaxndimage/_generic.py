@@ -24,6 +24,7 @@ operation, once.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import operator
 import warnings
@@ -39,6 +40,7 @@ from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import Margins, shape_generic, window_margins
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import (
+    as_array,
     as_caller_array,
     as_numpy,
     caller_namespace,
@@ -47,9 +49,9 @@ from jaxndimage._dispatch import (
     nonempty,
     to_jax,
 )
-from jaxndimage._distributed import footprint_depth, whole_depth, window1d_depth
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import check_mode, pad_axis
+from jaxndimage._plans import Plan, Planned, window_depth
 from jaxndimage._rank import (
     Pattern,
     check_footprint_origins,
@@ -92,6 +94,17 @@ class _Identity:
         return isinstance(other, _Identity) and other.value is self.value
 
 
+def _keyed(function: Callable) -> Any:
+    """A user's callable as a plan field: itself, or by identity
+    (:class:`_Identity`) when it is unhashable."""
+    return function if _hashable(function) else _Identity(function)
+
+
+def _unkeyed(key: Any) -> Callable:
+    """The callable :func:`_keyed` keyed."""
+    return key.value if isinstance(key, _Identity) else key
+
+
 class _Bound:
     """A user function with the static part of its extra arguments.
 
@@ -113,8 +126,8 @@ class _Bound:
         self._static = tuple(leaf if _hashable(leaf) else _Identity(leaf)
                              for leaf in static)
         self.function = function
-        self._key = (function if _hashable(function) else _Identity(function),
-                     self._tree, self._is_array, self._static)
+        self._key = (_keyed(function), self._tree, self._is_array,
+                     self._static)
 
     def bind(self, arrays: Sequence[Array]) -> Callable:
         """``values -> function(*values, *args, **kwargs)`` with ``arrays``
@@ -224,9 +237,67 @@ def _generic_kernel(x: Array, cval: Any, extra: tuple[Array, ...], *,
     return cast_like_c(values, out_dtype)
 
 
+@dataclasses.dataclass(frozen=True)
+class GenericPlan(Plan):
+    """A user's ``function`` (see :func:`_keyed`) of the values under the
+    window ``pattern`` (a :class:`Pattern` over every axis) centred at
+    ``shape[i] // 2 + origins[i]``, all axes extended by ``mode``, stored
+    in ``out_dtype``; its extra arguments are operands."""
+
+    function: Any
+    pattern: Pattern
+    origins: tuple[int, ...]
+    mode: str
+    out_dtype: np.dtype
+
+    @property
+    def depth(self) -> tuple[int, ...]:
+        shape, _ = self.pattern
+        return window_depth(self.ndim, range(self.ndim), shape, self.origins)
+
+
+def _run_callable(name: str, plan: GenericPlan | Generic1dPlan,
+                  input: Array, cval: Any, extra_arguments: tuple,
+                  extra_keywords: dict, *, kernel: Callable,
+                  static: dict[str, Any], window: tuple, origin: Any,
+                  traceable: bool) -> Array:
+    """The kernel of the plans of `generic_filter` and `generic_filter1d`
+    (``name``): the callable traced by ``kernel`` (with the ``static``
+    arguments) where ``traceable``, or else run by SciPy's C loop over
+    ``window`` (the module docstring's rule)."""
+    input = to_jax(input)
+    if input.size == 0:
+        return jnp.zeros(input.shape, plan.out_dtype)
+    function = _unkeyed(plan.function)
+    if traceable and not is_low_level_callable(function):
+        bound = _Bound(function, extra_arguments, extra_keywords)
+        result = _traced(partial(
+            kernel, input, cval, bound.arrays, function=bound, mode=plan.mode,
+            out_dtype=plan.out_dtype, **static))
+        if result is not None:
+            return result
+    return _scipy_c_loop(name, host_only(input, name), function, window,
+                         plan.out_dtype, plan.mode, cval, origin,
+                         extra_arguments, extra_keywords)
+
+
+def _run_generic(plan: GenericPlan, input: Array, cval: Any,
+                 extra_arguments: tuple, extra_keywords: dict) -> Array:
+    """The kernel of a :class:`GenericPlan`."""
+    footprint = plan.pattern.array
+    # An empty footprint hands the callable empty windows: SciPy's C loop
+    # calls it on them, as it does for a low-level callable.
+    return _run_callable(
+        "generic_filter", plan, input, cval, extra_arguments, extra_keywords,
+        kernel=_generic_kernel,
+        static={"pattern": plan.pattern, "origins": plan.origins},
+        window=(np.ascontiguousarray(footprint),), origin=list(plan.origins),
+        traceable=bool(footprint.any()))
+
+
 @docfiller
 @ndimage_function("input", "footprint", reject_float16=nonempty,
-                   depth=footprint_depth)
+                   planned=True)
 def generic_filter(input: ArrayLike, function: Any, size: Any = None,
                    footprint: Any = None, output: Any = None,
                    mode: str = "reflect", cval: Any = 0.0, origin: Any = 0,
@@ -287,30 +358,17 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
         warnings.warn("ignoring size because footprint is set", UserWarning,
                       stacklevel=3)
     extra_keywords = {} if extra_keywords is None else extra_keywords
-    input = to_jax(input)
+    input = as_array(input)
     _check_real(input)
     axes = check_axes(axes, input.ndim)
     footprint = window_footprint(size, footprint, axes, input.ndim)
     origins = check_footprint_origins(footprint, origin, axes, input.ndim)
     out = output_dtype(output, input.dtype, shape=input.shape)
     check_mode(mode)
-    if input.size == 0:
-        return jnp.zeros(input.shape, out)
-
-    # An empty footprint hands the callable empty windows: SciPy's C loop
-    # calls it on them, as it does for a low-level callable.
-    if not is_low_level_callable(function) and footprint.any():
-        bound = _Bound(function, extra_arguments, extra_keywords)
-        result = _traced(partial(
-            _generic_kernel, input, cval, bound.arrays, function=bound,
-            pattern=Pattern.of(footprint), origins=origins, mode=mode,
-            out_dtype=out))
-        if result is not None:
-            return result
-    return _scipy_c_loop("generic_filter", host_only(input, "generic_filter"),
-                         function, (np.ascontiguousarray(footprint),), out,
-                         mode, cval, list(origins), extra_arguments,
-                         extra_keywords)
+    plan = GenericPlan(input.ndim, _keyed(function), Pattern.of(footprint),
+                       origins, mode, out)
+    return Planned(plan, _run_generic,
+                   (input, cval, extra_arguments, extra_keywords))
 
 
 # --------------------------------------------------------------------------
@@ -422,8 +480,38 @@ def _generic1d_kernel(x: Array, cval: Any, extra: tuple[Array, ...], *,
     return cast_like_c(values, out_dtype)
 
 
+@dataclasses.dataclass(frozen=True)
+class Generic1dPlan(Plan):
+    """A user's ``function`` (see :func:`_keyed`) of every line along
+    ``axis``, extended by ``size - 1`` samples (``size // 2 + origin``
+    before) by ``mode``, stored in ``out_dtype``; its extra arguments are
+    operands."""
+
+    function: Any
+    size: int
+    axis: int
+    mode: str
+    origin: int
+    out_dtype: np.dtype
+
+    @property
+    def depth(self) -> tuple[int, ...]:
+        return window_depth(self.ndim, (self.axis,), (self.size,),
+                            (self.origin,))
+
+
+def _run_generic1d(plan: Generic1dPlan, input: Array, cval: Any,
+                   extra_arguments: tuple, extra_keywords: dict) -> Array:
+    """The kernel of a :class:`Generic1dPlan`."""
+    return _run_callable(
+        "generic_filter1d", plan, input, cval, extra_arguments,
+        extra_keywords, kernel=_generic1d_kernel,
+        static={"size": plan.size, "axis": plan.axis, "origin": plan.origin},
+        window=(plan.size, plan.axis), origin=plan.origin, traceable=True)
+
+
 @docfiller
-@ndimage_function("input", depth=window1d_depth)
+@ndimage_function("input", planned=True)
 def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
                      axis: int = -1, output: Any = None,
                      mode: str = "reflect", cval: Any = 0.0, origin: int = 0,
@@ -461,7 +549,7 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
     array([ 1.,  3.,  6.,  9., 12., 14.])
     """
     extra_keywords = {} if extra_keywords is None else extra_keywords
-    input = to_jax(input)
+    input = as_array(input)
     _check_real(input)
     out = output_dtype(output, input.dtype, shape=input.shape)
     if filter_size < 1:
@@ -471,21 +559,10 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
     filter_size = int(filter_size)
     origin = check_origin(origin, filter_size)
     check_mode(mode)
-    if input.size == 0:
-        return jnp.zeros(input.shape, out)
-
-    if not is_low_level_callable(function):
-        bound = _Bound(function, extra_arguments, extra_keywords)
-        result = _traced(partial(
-            _generic1d_kernel, input, cval, bound.arrays, function=bound,
-            size=filter_size, axis=axis, mode=mode, origin=origin,
-            out_dtype=out))
-        if result is not None:
-            return result
-    return _scipy_c_loop("generic_filter1d",
-                         host_only(input, "generic_filter1d"), function,
-                         (filter_size, axis), out, mode, cval, origin,
-                         extra_arguments, extra_keywords)
+    plan = Generic1dPlan(input.ndim, _keyed(function), filter_size, axis,
+                         mode, origin, out)
+    return Planned(plan, _run_generic1d,
+                   (input, cval, extra_arguments, extra_keywords))
 
 
 # --------------------------------------------------------------------------
@@ -588,9 +665,77 @@ def _vectorized_numpy(x: np.ndarray, cval: Any, function, size, mask,
         lambda v: as_numpy(function(as_caller_array(v), axis=axis)), np)
 
 
+@dataclasses.dataclass(frozen=True)
+class VectorizedPlan(Plan):
+    """A user's ``function`` (see :func:`_keyed`) of the window view of
+    the input with ``axes`` moved last, the windows of shape ``size`` (of
+    the True samples of ``pattern``, a :class:`Pattern`, where not None)
+    shifted by ``origins``, the input extended by ``mode`` ('valid': not
+    extended), ``n_batch`` leading batch axes and ``rows`` slices of the
+    first axis per call (None: the input is empty or 0-d, and the callable
+    runs once); the result cast to ``output`` where not None.  Every axis
+    whole for dask, as the result's dtype and shape are the callable's."""
+
+    function: Any
+    axes: tuple[int, ...]
+    size: tuple[int, ...]
+    pattern: Pattern | None
+    origins: tuple[int, ...]
+    mode: str
+    n_batch: int
+    rows: int | None
+    output: Any
+
+    @property
+    def sample_reach(self) -> tuple[int, ...]:
+        """The window's reach: dask learns the result's dtype and shape
+        from a sample block of the window's size."""
+        return window_depth(self.ndim, self.axes, self.size, self.origins)
+
+
+def _run_vectorized(plan: VectorizedPlan, input: Array, cval: Any) -> Array:
+    """The kernel of a :class:`VectorizedPlan`: the callable traced, or
+    else run on host window views (the module docstring's rule)."""
+    function = _unkeyed(plan.function)
+    mask = None if plan.pattern is None else plan.pattern.array
+    working = tuple(range(-len(plan.size), 0))
+    input = jnp.moveaxis(to_jax(input), plan.axes, working)
+    if input.size == 0:  # SciPy returns empty input as it is
+        result = input
+    elif plan.rows is None:  # 0-d input, 0-d window
+        if mask is None:
+            result = _call_once(function, input, axis=())
+        else:
+            # SciPy masks twice here: input[mask][..., mask].
+            count = int(mask)
+            value = jnp.broadcast_to(input, (count, count))
+            result = _call_once(function, value, axis=-1)
+    else:
+        kernel = partial(_vectorized_kernel, function=_Bound(function, (), {}),
+                         size=plan.size, pattern=plan.pattern,
+                         origins=plan.origins, mode=plan.mode,
+                         n_batch=plan.n_batch, rows=plan.rows)
+        cval = jnp.asarray(cval).astype(input.dtype) \
+            if not jnp.iscomplexobj(cval) or jnp.iscomplexobj(input) \
+            else jnp.asarray(cval)
+        result = None
+        if caller_namespace() is None:  # the module docstring's rule
+            result = _traced(partial(kernel, input, cval))
+        if result is None:
+            values = host_only(input, "vectorized_filter")
+            result = jnp.asarray(_vectorized_numpy(
+                values, np.asarray(cval), function, plan.size, mask,
+                plan.origins, plan.mode, plan.n_batch, plan.rows))
+    result = (jnp.moveaxis(result, working, plan.axes) if result.ndim
+              else result)
+    if plan.output is not None:
+        out = output_dtype(plan.output, result.dtype, shape=result.shape)
+        result = cast_like_c(result, out)
+    return result
+
+
 @docfiller
-@ndimage_function("input", "footprint", reject_float16=False,
-                   depth=whole_depth)
+@ndimage_function("input", "footprint", reject_float16=False, planned=True)
 def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
                       footprint: Any = None, output: Any = None,
                       mode: str = "reflect", cval: Any = None,
@@ -650,7 +795,7 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
     >>> vectorized_filter(a, np.mean, size=4, mode='valid')
     array([1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5])
     """
-    input = to_jax(input)
+    input = as_array(input)
     if not callable(function):
         raise ValueError("`function` must be a callable.")
     if size is None and footprint is None:
@@ -709,24 +854,18 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
     if memory.ndim != 0 or memory.dtype.kind not in "iuf" or memory <= 0:
         raise ValueError("`batch_memory` must be positive number.")
 
-    working = tuple(range(-n_axes, 0))
-    input = jnp.moveaxis(input, axes, working)
-    if input.size == 0:  # SciPy returns empty input as it is
-        result = input
-    elif mode == "valid" and any(s > n for s, n in
-                                 zip(size, input.shape[n_batch:])):
+    # The shape with the axes moved last, and jnp.moveaxis's errors for
+    # bad axes, by tracing it on the shape alone (no values, no program).
+    shape = jax.eval_shape(
+        partial(jnp.moveaxis, source=axes, destination=tuple(range(-n_axes, 0))),
+        jax.ShapeDtypeStruct(input.shape, np.bool_)).shape
+    if input.size and mode == "valid" and any(
+            s > n for s, n in zip(size, shape[n_batch:])):
         raise ValueError("window shape cannot be larger than input array "
                          f"shape: a window of {size} in 'valid' mode")
-    elif input.ndim == 0 and size == ():
-        if mask is None:
-            result = _call_once(function, input, axis=())
-        else:
-            # SciPy masks twice here: input[mask][..., mask].
-            count = int(mask)
-            value = jnp.broadcast_to(input, (count, count))
-            result = _call_once(function, value, axis=-1)
-    else:
-        padded_shape = list(input.shape)
+    rows = None  # empty or 0-d input: no window view to split
+    if input.size and not (input.ndim == 0 and size == ()):
+        padded_shape = list(shape)
         if mode != "valid":
             for k, s in enumerate(size):
                 padded_shape[n_batch + k] += s - 1
@@ -734,24 +873,7 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
             p - s + 1 for p, s in zip(padded_shape[n_batch:], size)) + size
         rows = _rows_per_batch(view_shape, input.dtype.itemsize,
                                batch_memory)
-        bound = _Bound(function, (), {})
-        pattern = None if mask is None else Pattern.of(mask)
-        kernel = partial(_vectorized_kernel, function=bound, size=size,
-                         pattern=pattern, origins=origin, mode=mode,
-                         n_batch=n_batch, rows=rows)
-        cval = jnp.asarray(cval).astype(input.dtype) \
-            if not jnp.iscomplexobj(cval) or jnp.iscomplexobj(input) \
-            else jnp.asarray(cval)
-        result = None
-        if caller_namespace() is None:  # the module docstring's rule
-            result = _traced(partial(kernel, input, cval))
-        if result is None:
-            values = host_only(input, "vectorized_filter")
-            result = jnp.asarray(_vectorized_numpy(
-                values, np.asarray(cval), function, size, mask, origin,
-                mode, n_batch, rows))
-    result = jnp.moveaxis(result, working, axes) if result.ndim else result
-    if output is not None:
-        out = output_dtype(output, result.dtype, shape=result.shape)
-        result = cast_like_c(result, out)
-    return result
+    plan = VectorizedPlan(input.ndim, _keyed(function), axes, size,
+                          None if mask is None else Pattern.of(mask), origin,
+                          mode, n_batch, rows, output)
+    return Planned(plan, _run_vectorized, (input, cval))
