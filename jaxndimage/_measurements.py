@@ -53,6 +53,7 @@ arrays.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import itertools
@@ -79,6 +80,7 @@ from jaxndimage._dispatch import (
 )
 from jaxndimage._docstrings import docfiller
 from jaxndimage._morphology import generate_binary_structure
+from jaxndimage._plans import Plan, Planned, run
 from jaxndimage._support import OutputArray, output_dtype
 from jaxndimage._typing import ArrayLike
 
@@ -189,15 +191,17 @@ def _measurement(*array_params: str,
                  = _scalars) -> Callable:
     """``ndimage_function`` for functions that return scalars, tuples, lists.
 
-    The implementation returns JAX arrays; ``finish(result, bound)`` turns
+    The implementation is a planned shell (it returns a
+    :class:`~jaxndimage._plans.Planned` whose kernel returns arrays);
+    ``finish(result, bound)`` turns
     the result, already in the caller's array type, into SciPy's Python
     structure.  dask arrays among the arguments (``index`` included) are
     computed first and the result's arrays are returned as dask arrays.
     """
 
     def decorate(impl: Callable) -> Callable:
-        dispatched = ndimage_function(*array_params,
-                                      reject_float16=False)(impl)
+        dispatched = ndimage_function(*array_params, reject_float16=False,
+                                      planned=True)(impl)
         signature = inspect.signature(impl)
         names = tuple(array_params) + ("index",)
 
@@ -373,12 +377,32 @@ class _Groups(NamedTuple):
 _SPREAD = 256
 
 
-class _Plan(NamedTuple):
-    """The static part of a grouping: how ``labels`` and ``index`` select."""
+@dataclasses.dataclass(frozen=True)
+class MeasurementPlan(Plan):
+    """Base of the measurements' plans.  A measurement's result has another
+    shape than its input (or reaches across the whole array), so there is
+    no block-wise form: depth None.  (dask input takes the routes of
+    :func:`_measurement` and :func:`_label_dask` instead.)"""
 
-    mode: str  # "all" (no labels), "positive", "scalar" or "array"
+    @property
+    def depth(self) -> None:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class StatisticPlan(MeasurementPlan):
+    """A per-label statistic (a key of ``_BODIES``) and how ``labels`` and
+    ``index`` select its groups: ``mode`` "all" (no labels), "positive"
+    (``labels > 0``), "scalar" (one label) or "array" (one group per
+    element of an index array); ``exact_index`` for index values matched
+    exactly (not truncated to integers); ``table`` the length of a lookup
+    table from label to group (a power of two), or None for a binary
+    search."""
+
+    statistic: str
+    mode: str
     exact_index: bool
-    table: int | None  # size of a lookup table from label to group
+    table: int | None
 
 
 def _broadcast_shape(input_shape, labels_shape) -> tuple[int, ...]:
@@ -399,8 +423,8 @@ def _safely_castable_to_int(dtype: np.dtype) -> bool:
             or (dtype.kind == "u" and dtype.itemsize < size))
 
 
-def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
-          ) -> tuple[_Plan, Any, Any, Any]:
+def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
+          exact_index: bool) -> tuple[StatisticPlan, Any, Any, Any]:
     """Validate ``labels``/``index`` and choose how to group (on the host).
 
     Returns the plan, labels and index (numpy for host input, JAX arrays
@@ -408,15 +432,17 @@ def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
     A host index stays numpy: ``jnp.asarray`` would stage a program per
     call.
     """
+    def plan(mode: str, table: int | None = None) -> StatisticPlan:
+        return StatisticPlan(input.ndim, statistic, mode, exact_index, table)
+
     if labels is None:
-        return _Plan("all", exact_index, None), None, None, None
+        return plan("all"), None, None, None
     labels = as_array(labels)
     _broadcast_shape(input.shape, labels.shape)
     if index is None:
-        return _Plan("positive", exact_index, None), labels, None, None
+        return plan("positive"), labels, None, None
     if np.isscalar(index):
-        return _Plan("scalar", exact_index, None), labels, np.asarray(
-            index), None
+        return plan("scalar"), labels, np.asarray(index), None
     index = index if is_jax_array(index) else as_numpy(index)
     if (not exact_index and labels.size == 0 and index.size
             and _safely_castable_to_int(labels.dtype)):
@@ -440,10 +466,10 @@ def _plan(input: jax.Array, labels: Any, index: Any, exact_index: bool
             table = 1 << (span - 1).bit_length()
         else:
             low = None
-    return _Plan("array", exact_index, table), labels, index, low
+    return plan("array", table), labels, index, low
 
 
-def _groups(plan: _Plan, input: jax.Array, labels: jax.Array | None,
+def _groups(plan: StatisticPlan, input: jax.Array, labels: jax.Array | None,
             index: jax.Array | None, low: jax.Array | None,
             bucket: tuple[jax.Array, jax.Array] | None = None) -> _Groups:
     """Group the points of ``input`` by ``labels`` and ``index`` (traced).
@@ -658,7 +684,10 @@ def _check_structure(structure: Any, ndim: int, error: type[Exception],
 
 def _backward_offsets(structure: np.ndarray) -> tuple[tuple[int, ...], ...]:
     """Offsets of the structure's neighbours that come earlier in raster
-    order (a symmetric structure's other half mirrors them)."""
+    order (a symmetric structure's other half mirrors them); none for a
+    0-d structure."""
+    if structure.ndim == 0:
+        return ()
     offsets = []
     for position in zip(*np.nonzero(structure)):
         offset = tuple(int(p) - 1 for p in position)
@@ -871,9 +900,21 @@ def _max_exact(dtype: np.dtype) -> int:
     return int(np.iinfo(dtype).max)
 
 
-@ndimage_function("input", reject_float16=False)
+@dataclasses.dataclass(frozen=True)
+class LabelPlan(MeasurementPlan):
+    """`label`: features connected through the structure's ``offsets``
+    (its first half, :func:`_backward_offsets`), counted in
+    ``index_dtype`` and labelled in ``dtype``."""
+
+    offsets: tuple[tuple[int, ...], ...]
+    index_dtype: np.dtype
+    dtype: np.dtype
+
+
+@ndimage_function("input", reject_float16=False, planned=True)
 def _label(input, structure=None, output=None):
-    input = to_jax(input)
+    """The shell of `label`: the labels and their count (a JAX integer)."""
+    input = as_array(input)
     if input.dtype.kind == "c":
         raise TypeError("Complex type not supported")
     structure = _check_structure(structure, input.ndim, ValueError)
@@ -886,22 +927,31 @@ def _label(input, structure=None, output=None):
     if dtype == np.float16:
         raise TypeError("output: float16 labels are not supported (as in "
                         "SciPy)")
-    if input.ndim == 0:
-        count = (input != 0).astype(index_dtype)
-        return count.astype(dtype), count
-    if input.size == 0:
-        return (jnp.zeros(input.shape, dtype),
-                jnp.zeros((), index_dtype))
-    if input.dtype == np.float16:  # SciPy's labelling loop has no float16
+    if input.ndim and input.size and input.dtype == np.float16:
+        # SciPy's labelling loop has no float16.
         raise TypeError("input: float16 is not supported (No matching "
                         "signature found)")
-    labels, count = _label_runs(input, _backward_offsets(structure),
-                                index_dtype)
-    if not _is_traced(count) and int(count) > _max_exact(dtype):
+    plan = LabelPlan(input.ndim, _backward_offsets(structure), index_dtype,
+                     dtype)
+    return Planned(plan, _run_label, (input,))
+
+
+def _run_label(plan: LabelPlan, input: Any) -> tuple[jax.Array, jax.Array]:
+    """The kernel of a :class:`LabelPlan`; RuntimeError (outside a trace)
+    where ``plan.dtype`` cannot hold the largest label."""
+    input = to_jax(input)
+    if input.ndim == 0:
+        count = (input != 0).astype(plan.index_dtype)
+        return count.astype(plan.dtype), count
+    if input.size == 0:
+        return (jnp.zeros(input.shape, plan.dtype),
+                jnp.zeros((), plan.index_dtype))
+    labels, count = _label_runs(input, plan.offsets, plan.index_dtype)
+    if not _is_traced(count) and int(count) > _max_exact(plan.dtype):
         raise RuntimeError("insufficient bit-depth in requested output type")
-    if dtype == np.bool_:
+    if plan.dtype == np.bool_:
         return labels != 0, count
-    return labels.astype(dtype), count
+    return labels.astype(plan.dtype), count
 
 
 def _is_output_array(output: Any) -> bool:
@@ -1157,6 +1207,22 @@ def _boxes_as_slices(result, bound):
                                            present.tolist())]
 
 
+@dataclasses.dataclass(frozen=True)
+class FindObjectsPlan(MeasurementPlan):
+    """`find_objects`: the boxes of labels ``1 .. max_label``."""
+
+    max_label: int
+
+
+def _run_find_objects(plan: FindObjectsPlan, input: Any) -> tuple:
+    """The kernel of a :class:`FindObjectsPlan`: each label's lowest and
+    highest coordinates, and which labels occur (float labels truncated)."""
+    if input.dtype.kind == "f":
+        xp = np if isinstance(input, np.ndarray) else jnp
+        input = xp.trunc(input).astype(jnp.result_type(int))
+    return _bounding_boxes(input, count=plan.max_label)
+
+
 @_measurement("input", finish=_boxes_as_slices)
 def find_objects(input, max_label=0):
     """The bounding box of each label, as a tuple of slices.
@@ -1198,11 +1264,8 @@ def find_objects(input, max_label=0):
         max_label = _host(input.max(), "find_objects", "its default "
                           "max_label, input.max(), decides the length of "
                           "its list")[()]
-    count = operator.index(max_label)
-    if input.dtype.kind == "f":
-        xp = np if isinstance(input, np.ndarray) else jnp
-        input = xp.trunc(input).astype(jnp.result_type(int))
-    return _bounding_boxes(input, count=count)
+    plan = FindObjectsPlan(input.ndim, operator.index(max_label))
+    return Planned(plan, _run_find_objects, (input,))
 
 
 @cached_jit()
@@ -1216,12 +1279,17 @@ def _value_order(values: jax.Array):
     return order, ordered, starts
 
 
-def _value_indices(arr, *, ignore_value=None):
+@dataclasses.dataclass(frozen=True)
+class ValueIndicesPlan(MeasurementPlan):
+    """`value_indices`: the stable order of the values (``ignore_value``
+    is left out of the dict built on the host, not of the kernel)."""
+
+
+def _run_value_indices(plan: ValueIndicesPlan, arr: Any) -> tuple:
+    """The kernel of a :class:`ValueIndicesPlan`: the stable order of the
+    flat values, the sorted values, and where each run of equal values
+    starts."""
     arr = jnp.asarray(arr)
-    if arr.dtype.kind not in "iu":
-        raise ValueError("Parameter 'arr' must be an integer array")
-    if _is_traced(arr):
-        _host(arr, "value_indices", "its dict has one entry per value found")
     if arr.size == 0:
         return (jnp.zeros((0,), np.int32), arr.ravel(),
                 jnp.zeros((0,), bool))
@@ -1283,7 +1351,12 @@ def value_indices(arr, *, ignore_value=None):
     >>> found[1]
     (array([0, 1]), array([2, 0]))
     """
-    return _value_indices(arr, ignore_value=ignore_value)
+    arr = as_array(arr)
+    if arr.dtype.kind not in "iu":
+        raise ValueError("Parameter 'arr' must be an integer array")
+    if _is_traced(arr):
+        _host(arr, "value_indices", "its dict has one entry per value found")
+    return Planned(ValueIndicesPlan(arr.ndim), _run_value_indices, (arr,))
 
 
 # --------------------------------------------------------------------------
@@ -1294,21 +1367,31 @@ _STATISTIC_PARAMETERS = ("input", "labels")
 
 
 def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
-             exact_index: bool = False, operands: tuple = ()) -> Any:
-    """Plan the grouping on the host, then run ``statistic`` as one
-    compiled program: for concrete CPU arrays, on the points laid out flat
-    in a buffer of a bucket length (:func:`_canvas.flat_bucket`), so that a
-    new shape compiles nothing."""
-    on_host = isinstance(input, np.ndarray)
+             exact_index: bool = False, operands: tuple = ()) -> Planned:
+    """The shell of a per-label statistic: the grouping planned on the
+    host, with the kernel :func:`_run_statistic` and its operands (the
+    arrays, and ``operands`` for the statistic's body)."""
     input = as_array(input)
-    plan, labels, index, low = _plan(input, labels, index, exact_index)
+    plan, labels, index, low = _plan(statistic, input, labels, index,
+                                     exact_index)
     low = None if low is None else np.asarray(low, jnp.result_type(int))
+    return Planned(plan, _run_statistic, (input, labels, index, low,
+                                          operands))
+
+
+def _run_statistic(plan: StatisticPlan, input: Any, labels: Any, index: Any,
+                   low: Any, operands: tuple) -> Any:
+    """The kernel of a :class:`StatisticPlan`: one compiled program, for
+    concrete CPU arrays on the points laid out flat in a buffer of a bucket
+    length (:func:`_canvas.flat_bucket`), so that a new shape compiles
+    nothing."""
+    on_host = isinstance(input, np.ndarray)
     if not (input.size and input.ndim and concrete_on_cpu(input)
             and (labels is None or concrete_on_cpu(labels))
             and not _is_traced(index)
             and not any(_is_traced(x) for x in jax.tree.leaves(operands))):
         return _measure_kernel(input, labels, index, low, operands, None,
-                               statistic=statistic, plan=plan)
+                               plan=plan)
     shape = input.shape
     values = np.asarray(input)
     if labels is not None:
@@ -1320,31 +1403,30 @@ def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
               np.array(shape, np.int32))
     if plan.mode != "array" or not index.size:
         return _measure_kernel(values, labels, index, low, operands, bucket,
-                               statistic=statistic, plan=plan)
+                               plan=plan)
     # The index, flat, to a power-of-two length: repeats of its last value
     # join that value's group, and their results are dropped.
     keys = np.asarray(index).reshape(-1)
     length = max(_SHORTEST_INDEX, 1 << (keys.size - 1).bit_length())
     keys = np.concatenate([keys, np.repeat(keys[-1:], length - keys.size)])
     result = _measure_kernel(values, labels, keys, low, operands, bucket,
-                             statistic=statistic, plan=plan)
+                             plan=plan)
     # Cut on the host: an eager JAX slice would compile per index length.
     result = jax.tree.map(lambda part: np.asarray(part)[:index.size].reshape(
         index.shape + part.shape[1:]), result)
     return result if on_host else jax.device_put(result)
 
 
-#: The shortest index array :func:`_measure` passes to a bucketed kernel.
+#: The shortest index array :func:`_run_statistic` passes to a bucketed kernel.
 _SHORTEST_INDEX = 8
 
 
-@cached_jit(static_argnames=("statistic", "plan"))
-def _measure_kernel(input, labels, index, low, operands, bucket, *,
-                    statistic, plan):
-    """``statistic`` of the groups :func:`_groups` forms (``bucket`` None
-    for arrays of their own shape)."""
+@cached_jit(static_argnames=("plan",))
+def _measure_kernel(input, labels, index, low, operands, bucket, *, plan):
+    """The plan's statistic of the groups :func:`_groups` forms (``bucket``
+    None for arrays of their own shape)."""
     groups = _groups(plan, input, labels, index, low, bucket)
-    return _BODIES[statistic](groups, *operands)
+    return _BODIES[plan.statistic](groups, *operands)
 
 
 def _statistic(name: str, *, summary: str, returns: str, examples: str,
@@ -1878,27 +1960,46 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default,
               for a in (input, labels, index)),
             func, out_dtype, default, pass_positions)
         return _to_dask(result)
+    return run(_plan_labeled_comprehension(input, labels, index, func,
+                                           out_dtype, default,
+                                           pass_positions))
+
+
+@dataclasses.dataclass(frozen=True)
+class ComprehensionPlan(MeasurementPlan):
+    """`labeled_comprehension`: ``func`` applied on the host to all points
+    (``mode`` "all"), to those with ``labels > 0`` ("positive"), or to each
+    label of an index array ("array"; ``scalar`` for an index given as a
+    scalar), the points' flat positions passed too if ``pass_positions``;
+    results of ``out_dtype``."""
+
+    mode: str
+    scalar: bool
+    pass_positions: bool
+    out_dtype: np.dtype | None
+
+
+def _plan_labeled_comprehension(input, labels, index, func, out_dtype,
+                                default, pass_positions) -> Planned:
+    """The shell of `labeled_comprehension` (for concrete, non-dask
+    arrays): the checks, in SciPy's order, and the host arrays."""
     why = "it calls a Python function on each region"
     template = next((a for a in (input, labels) if hasattr(a, "shape")
                      and not isinstance(a, np.ndarray)), None)
-    values = _host(input, "labeled_comprehension", why)
-    values = np.asarray(values)
-    positions = np.arange(values.size).reshape(values.shape) if (
-        pass_positions) else None
+    values = np.asarray(_host(input, "labeled_comprehension", why))
+    pass_positions = bool(pass_positions)
 
-    def call(mask=None):
-        if mask is None:
-            args = (values.ravel(),) + (
-                (positions.ravel(),) if pass_positions else ())
-        else:
-            args = (values[mask],) + ((positions[mask],) if pass_positions
-                                      else ())
-        return func(*args)
+    def planned(mode: str, arrays: tuple = (), scalar: bool = False,
+                dtype: np.dtype | None = None) -> Planned:
+        plan = ComprehensionPlan(values.ndim, mode, scalar, pass_positions,
+                                 dtype)
+        return Planned(plan, _run_comprehension,
+                       (func, default, template, values, *arrays))
 
     if labels is None:
         if index is not None:
             raise ValueError("index without defined labels")
-        return call()
+        return planned("all")
     label_values = np.asarray(_host(labels, "labeled_comprehension", why))
     if index is not None and _is_traced(index):
         _host(index, "labeled_comprehension", why)
@@ -1908,22 +2009,47 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default,
         raise ValueError("labels: input and labels must have the same shape "
                          "(excepting dimensions with width 1)") from None
     if index is None:
-        return call(label_values > 0)
-    scalar = np.isscalar(index)
+        return planned("positive", (label_values,))
+    scalar = bool(np.isscalar(index))
     index = np.atleast_1d(as_numpy(index))
     _check_index_cast(index, label_values)
-    index = index.astype(label_values.dtype)
+    return planned("array", (label_values, index.astype(label_values.dtype)),
+                   scalar, np.dtype(out_dtype))
+
+
+def _run_comprehension(plan: ComprehensionPlan, func: Callable,
+                       default: Any, template: Any, values: np.ndarray,
+                       labels: np.ndarray | None = None,
+                       index: np.ndarray | None = None) -> Any:
+    """The kernel of a :class:`ComprehensionPlan` (host arrays; an index
+    array's results in the array type of ``template``, unless None)."""
+    positions = (np.arange(values.size).reshape(values.shape)
+                 if plan.pass_positions else None)
+
+    def call(mask=None):
+        if mask is None:
+            args = (values.ravel(),) + (
+                (positions.ravel(),) if plan.pass_positions else ())
+        else:
+            args = (values[mask],) + (
+                (positions[mask],) if plan.pass_positions else ())
+        return func(*args)
+
+    if plan.mode == "all":
+        return call()
+    if plan.mode == "positive":
+        return call(labels > 0)
     order, lows, highs, flat_values, flat_positions = _comprehension_groups(
-        values, label_values, index, pass_positions)
-    result = np.empty(index.shape, out_dtype)
+        values, labels, index, plan.pass_positions)
+    result = np.empty(index.shape, plan.out_dtype)
     result[...] = default
     for i, (low, high) in enumerate(zip(lows, highs)):
         if low == high:
             continue
         args = (flat_values[low:high],) + (
-            (flat_positions[low:high],) if pass_positions else ())
+            (flat_positions[low:high],) if plan.pass_positions else ())
         result.flat[order[i]] = func(*args)
-    if scalar:
+    if plan.scalar:
         return result.flat[0]
     if template is not None and result.dtype != object:
         return _like(template, result)
@@ -1955,7 +2081,8 @@ _MARKER_TYPES = (np.int8, np.int16, np.int32, np.int64, np.intc, np.intp)
 
 
 def _watershed_host(image: np.ndarray, markers: np.ndarray,
-                    structure: np.ndarray, out: np.ndarray) -> None:
+                    offsets: tuple[tuple[int, ...], ...],
+                    out: np.ndarray) -> None:
     """SciPy's ``NI_WatershedIFT``, step for step, into ``out``.
 
     A bucket queue per cost in doubly linked lists; object markers enter the
@@ -1999,9 +2126,8 @@ def _watershed_host(image: np.ndarray, markers: np.ndarray,
     strides = [int(np.prod(shape[k + 1:], dtype=np.int64))
                for k in range(len(shape))]
     steps = []
-    for position in zip(*np.nonzero(structure)):
-        step = _builtin_sum((int(p) - 1) * s for p, s in zip(position,
-                                                             strides))
+    for offset in offsets:
+        step = _builtin_sum(o * s for o, s in zip(offset, strides))
         if step != 0:
             steps.append(step)
     values = costs_in.tolist()
@@ -2041,7 +2167,25 @@ def _watershed_host(image: np.ndarray, markers: np.ndarray,
         labels.dtype, casting="unsafe")
 
 
-@ndimage_function("input", "markers", reject_float16=False)
+@dataclasses.dataclass(frozen=True)
+class WatershedPlan(MeasurementPlan):
+    """`watershed_ift`: the queue over the neighbours at the structure's
+    ``offsets`` (in its raster order), labels of ``dtype``."""
+
+    offsets: tuple[tuple[int, ...], ...]
+    dtype: np.dtype
+
+
+def _run_watershed(plan: WatershedPlan, image: np.ndarray,
+                   markers: np.ndarray) -> jax.Array:
+    """The kernel of a :class:`WatershedPlan` (host arrays)."""
+    result = np.empty(image.shape, plan.dtype)
+    _watershed_host(np.asarray(image), np.asarray(markers), plan.offsets,
+                    result)
+    return jnp.asarray(result)
+
+
+@ndimage_function("input", "markers", reject_float16=False, planned=True)
 def watershed_ift(input, markers, structure=None, output=None):
     """Watershed from markers by the image foresting transform.
 
@@ -2088,11 +2232,11 @@ def watershed_ift(input, markers, structure=None, output=None):
            [-1,  1,  1,  1, -1],
            [-1, -1, -1, -1, -1]], dtype=int8)
     """
-    input = to_jax(input)
+    input = as_array(input)
     if input.dtype not in (np.uint8, np.uint16):
         raise TypeError("only 8 and 16 unsigned inputs are supported")
     structure = _check_structure(structure, input.ndim, RuntimeError)
-    markers = jnp.asarray(markers)
+    markers = as_array(markers)
     if input.shape != markers.shape:
         raise RuntimeError("input and markers must have equal shape")
     if markers.dtype not in _MARKER_TYPES:
@@ -2106,6 +2250,7 @@ def watershed_ift(input, markers, structure=None, output=None):
     marks = _host(markers, "watershed_ift", why)
     if dtype.kind not in "iu":
         raise RuntimeError("data type not supported")
-    result = np.empty(image.shape, dtype)
-    _watershed_host(np.asarray(image), np.asarray(marks), structure, result)
-    return jnp.asarray(result)
+    offsets = tuple(tuple(int(p) - 1 for p in position)
+                    for position in zip(*np.nonzero(structure)))
+    plan = WatershedPlan(input.ndim, offsets, dtype)
+    return Planned(plan, _run_watershed, (image, marks))
