@@ -19,7 +19,7 @@ caller holds:
   CUDA) go to JAX and back through DLPack on their device; an array type
   nobody can convert is a TypeError naming the type.
 * dask arrays come back as lazy dask arrays, filtered block by block with a
-  halo of the depth the function declares (see :mod:`jaxndimage._distributed`).
+  halo of the depth the call's plan gives (see :mod:`jaxndimage._distributed`).
 * JAX arrays with explicit sharding run with those mesh axes switched to
   automatic sharding inside, and keep their sharding.
 """
@@ -39,7 +39,6 @@ import numpy as np
 from jaxndimage import _distributed
 from jaxndimage._cache import KernelRefused, checking_arguments
 from jaxndimage._casting import scipy_arithmetic
-from jaxndimage._distributed import DepthRule
 from jaxndimage._docstrings import docfiller
 from jaxndimage._plans import plan_of, run
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
@@ -318,7 +317,6 @@ def nonempty(input: jax.Array) -> bool:
 
 def ndimage_function(*array_params: str,
                      reject_float16: bool | Callable[[jax.Array], bool] = True,
-                     depth: DepthRule | None = None,
                      planned: bool = False,
                      none_for_output_array: bool = False,
                      keeps_byte_order: bool = False
@@ -335,19 +333,12 @@ def ndimage_function(*array_params: str,
         C routines do; a callable decides from the input, for functions that
         SciPy finishes before reaching C for some inputs (e.g.
         :func:`nonempty`).  JAX float16 input is always accepted.
-    depth : callable, optional
-        How far the function reaches around each output point, for dask
-        inputs: ``depth(arguments, ndim)`` maps the bound arguments (defaults
-        applied) to one int or None (the whole axis) per axis of the first
-        array parameter; see :mod:`jaxndimage._distributed` for ready rules
-        (``footprint_depth``, ``window1d_depth``, ``gaussian_depth``, ...).
-        Without it, the function computes a dask input whole, when called,
-        and returns a dask array of the result.
     planned : bool, optional
         The implementation is a planned shell: it returns a
         :class:`~jaxndimage._plans.Planned` (see :mod:`jaxndimage._plans`),
-        which the decorator runs, and whose plan gives the dask depth
-        (no `depth` rule then).
+        which the decorator runs, and whose plan gives the dask depth.
+        Without it, the function computes a dask input whole, when called,
+        and returns a dask array of the result.
     none_for_output_array : bool, optional
         Return None, not the array, when ``output=`` is an array the result
         was written into (SciPy's ``binary_fill_holes`` and
@@ -360,17 +351,13 @@ def ndimage_function(*array_params: str,
     Examples
     --------
     >>> import jax.numpy as jnp
-    >>> from jaxndimage._distributed import window1d_depth
-    >>> @ndimage_function("input", depth=window1d_depth)
-    ... def box3(input, size=3, axis=-1, origin=0):
+    >>> @ndimage_function("input")
+    ... def box3(input, axis=-1):
     ...     return (jnp.roll(input, 1, axis) + input
     ...             + jnp.roll(input, -1, axis)) / 3
     >>> box3([3.0, 0.0, 0.0, 0.0, 3.0])
     array([2., 1., 0., 1., 2.])
     """
-
-    if planned and depth is not None:
-        raise TypeError("depth: a planned function's depth is its plan's")
 
     def decorate(impl: F) -> F:
         signature = inspect.signature(impl)
@@ -389,7 +376,7 @@ def ndimage_function(*array_params: str,
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
                 return _distributed.map_dask(wrapper, bound, array_params[0],
-                                             depth, planner)
+                                             planner)
 
             if any(is_jax_array(value) for value in given.values()):
                 if _is_array(output) and not isinstance(output, OutputArray):

@@ -1,15 +1,14 @@
 """Distributed inputs: dask arrays chunk by chunk, JAX arrays across devices.
 
 dask
-    A function that reads only a bounded neighbourhood of each output point
-    declares how far it reaches, per axis, with a *depth rule*: a callable
-    ``rule(arguments, ndim)`` that maps the call's bound arguments (defaults
-    applied) to one entry per axis of ``input`` — an int (the halo, the
-    kernel radius plus ``|origin|``) or None (the axis must be whole, as for a
-    user's callable or a Fourier filter).  A planned function's rule is its
-    plan's :attr:`~jaxndimage._plans.Plan.depth`
-    (:func:`jaxndimage._plans.plan_of`); the others name a rule in their
-    decorator, ``@ndimage_function("input", depth=footprint_depth)``.
+    A planned function (see :mod:`jaxndimage._plans`) reads a dask input's
+    halo from the call's plan (:func:`jaxndimage._plans.plan_of`): its
+    :attr:`~jaxndimage._plans.Plan.depth` gives, per axis of ``input``, an
+    int (the halo, the kernel radius plus ``|origin|``) or None (the axis
+    must be whole, as for a user's callable or a Fourier filter).  A plan
+    whose depth is None, and a function without a plan, have no block-wise
+    form: the dask input is computed whole when called, and the result
+    handed back as a dask array.
 
     :func:`map_dask` then builds ``dask.array.map_overlap`` over the dask
     input.  Every block is filtered by the same public function on numpy, with
@@ -36,41 +35,27 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices
-from jaxndimage._support import (
-    aligned_empty,
-    check_axes,
-    gaussian_radius,
-    normalize_axis,
-    normalize_sequence,
-)
+from jaxndimage._support import aligned_empty, check_axes, normalize_axis
+
+if TYPE_CHECKING:
+    from jaxndimage._plans import Plan
 
 __all__ = [
-    "DepthRule",
-    "axis_whole_depth",
     "call_sharded",
     "explicit_sharding",
-    "footprint_depth",
-    "gaussian_depth",
     "is_dask_array",
     "map_dask",
-    "neighbour_depth",
-    "whole_depth",
-    "window1d_depth",
     "window_reach",
 ]
 
-#: ``rule(arguments, ndim) -> one int or None per axis of input``, or None
-#: for a call without bounded reach (computed whole, as without a rule).
-DepthRule = Callable[[Mapping[str, Any], int], Sequence[int | None] | None]
-
 
 # --------------------------------------------------------------------------
-# Depth rules
+# dask
 # --------------------------------------------------------------------------
 
 def window_reach(size: int, origin: int = 0) -> int:
@@ -89,124 +74,6 @@ def window_reach(size: int, origin: int = 0) -> int:
 def _axes(arguments: Mapping[str, Any], ndim: int) -> tuple[int, ...]:
     return check_axes(arguments.get("axes"), ndim)
 
-
-def _per_axis(values: Sequence, axes: Sequence[int], ndim: int
-              ) -> list[int | None]:
-    depth: list[int | None] = [0] * ndim
-    for axis, value in zip(axes, values):
-        depth[axis] = value
-    return depth
-
-
-def _gaussian_depth(sigma: Any, truncate: float, radius: Any,
-                    axes: Sequence[int], ndim: int) -> list[int | None]:
-    sigmas = normalize_sequence(sigma, len(axes), "sigma")
-    radii = normalize_sequence(radius, len(axes), "radius")
-    return _per_axis([0 if float(s) <= 1e-15 else gaussian_radius(s, truncate, r)
-                      for s, r in zip(sigmas, radii)], axes, ndim)
-
-
-def gaussian_depth(arguments: Mapping[str, Any], ndim: int
-                   ) -> list[int | None]:
-    """Depth of ``gaussian_filter`` and of the Gaussian derivative filters
-    (``truncate``/``radius`` may come through ``**kwargs``).
-
-    Examples
-    --------
-    >>> gaussian_depth({"sigma": [1.0, 2.5], "truncate": 4.0}, 2)
-    [4, 10]
-    """
-    extra = arguments.get("kwargs", {})
-    truncate = arguments.get("truncate", extra.get("truncate", 4.0))
-    radius = arguments.get("radius", extra.get("radius"))
-    return _gaussian_depth(arguments["sigma"], truncate, radius,
-                           _axes(arguments, ndim), ndim)
-
-
-def footprint_depth(arguments: Mapping[str, Any], ndim: int
-                    ) -> list[int | None]:
-    """Depth of a filter over a window given by ``footprint`` (or
-    ``weights``) or else ``size``, shifted by ``origin``, over ``axes``.
-
-    Fits ``uniform_filter``, ``correlate`` and the rank filters
-    (``minimum_filter``, ``median_filter``, ...).
-
-    Examples
-    --------
-    >>> footprint_depth({"size": 3, "origin": [0, 1]}, 2)
-    [1, 2]
-    >>> footprint_depth({"footprint": np.ones((5, 2)), "axes": (0, 2)}, 3)
-    [2, 0, 1]
-    """
-    axes = _axes(arguments, ndim)
-    sizes = _window_sizes(arguments, axes)
-    origin = arguments.get("origin")  # None: vectorized_filter's default
-    origins = normalize_sequence(0 if origin is None else origin, len(axes),
-                                 "origin")
-    return _per_axis([window_reach(int(n), int(o))
-                      for n, o in zip(sizes, origins)], axes, ndim)
-
-
-def _window_sizes(arguments: Mapping[str, Any], axes: Sequence[int]
-                  ) -> list[int]:
-    for name in ("footprint", "weights"):
-        if arguments.get(name) is not None:
-            return list(np.shape(arguments[name]))
-    return normalize_sequence(arguments.get("size", 3), len(axes), "size")
-
-
-def _window1d(arguments: Mapping[str, Any], ndim: int) -> tuple[int, int]:
-    axis = normalize_axis(arguments.get("axis", -1), ndim)
-    weights = arguments.get("weights")
-    if weights is not None:
-        return axis, int(np.shape(weights)[-1])
-    return axis, int(arguments.get("size", arguments.get("filter_size")))
-
-
-def window1d_depth(arguments: Mapping[str, Any], ndim: int
-                   ) -> list[int | None]:
-    """Depth of a 1-D filter along ``axis`` over ``weights`` or ``size``
-    (or ``filter_size``) taps (``correlate1d``, ``uniform_filter1d``,
-    ``minimum_filter1d``, ``generic_filter1d``).
-
-    Examples
-    --------
-    >>> window1d_depth({"size": 4, "axis": 0, "origin": 1}, 2)
-    [3, 0]
-    """
-    axis, size = _window1d(arguments, ndim)
-    origin = int(arguments.get("origin", 0))
-    return _per_axis([window_reach(size, origin)], (axis,), ndim)
-
-
-def neighbour_depth(arguments: Mapping[str, Any], ndim: int
-                    ) -> list[int | None]:
-    """Depth 1 on ``axes`` (``laplace``), or on every axis for functions
-    without ``axes`` (``sobel``, ``prewitt`` smooth along every axis)."""
-    if "axes" in arguments:
-        axes = _axes(arguments, ndim)
-        return _per_axis([1] * len(axes), axes, ndim)
-    return [1] * ndim
-
-
-def whole_depth(arguments: Mapping[str, Any], ndim: int
-                ) -> list[int | None]:
-    """Every axis whole: for functions whose reach is not known in advance
-    (a user's callable).  Each block then holds the whole array."""
-    return [None] * ndim
-
-
-def axis_whole_depth(arguments: Mapping[str, Any], ndim: int
-                     ) -> list[int | None]:
-    """The ``axis`` whole, other axes untouched: for 1-D filters with
-    unbounded reach (recursive spline prefilters)."""
-    return _per_axis([None], (normalize_axis(arguments.get("axis", -1),
-                                             ndim),), ndim)
-
-
-# --------------------------------------------------------------------------
-# dask
-# --------------------------------------------------------------------------
 
 def is_dask_array(value: Any) -> bool:
     """True for a dask array (without importing dask)."""
@@ -286,17 +153,16 @@ def _filter_block(func: Callable, args: tuple, kwargs: dict,
 
 
 def map_dask(func: Callable, signature_bound: Any, name: str,
-             rule: DepthRule | None,
-             planner: Callable[[Mapping[str, Any]], Any] | None = None
-             ) -> Any:
+             planner: Callable[[Mapping[str, Any]], Plan] | None) -> Any:
     """``func`` over the dask array argument ``name`` of a bound call, as a
     lazy dask array equal to the single-array result.
 
     ``signature_bound`` is the call's :class:`inspect.BoundArguments`
     (defaults applied); ``func`` is the public function, which filters each
-    numpy block.  The halo comes from ``rule``, or for a planned function
-    from the call's plan, ``planner(arguments)`` (its ``depth``,
-    ``extends_edges`` and ``sample_reach``).  Other dask array arguments (weights, footprints) are
+    numpy block.  The halo comes from the call's plan,
+    ``planner(arguments)`` (its ``depth``, ``extends_edges`` and
+    ``sample_reach``); without a ``planner`` the dask input is computed
+    whole.  Other dask array arguments (weights, footprints) are
     computed first: they are small.  A dask ``output`` array receives the
     result by dask's lazy assignment and is returned, as SciPy returns an
     ``output`` array.
@@ -306,7 +172,7 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
     if is_dask_array(output):
         # Assigned lazily, as dask's own ``output[...] = result`` does.
         arguments["output"] = output.dtype
-        result = _map_dask(func, signature_bound, name, rule, planner)
+        result = _map_dask(func, signature_bound, name, planner)
         if tuple(output.shape) != tuple(result.shape):
             raise RuntimeError("output shape not correct")
         output[...] = result
@@ -317,7 +183,7 @@ def map_dask(func: Callable, signature_bound: Any, name: str,
             "output: with a dask input the result is a lazy dask array, so "
             "only a dask output array can receive it; pass a dask array or "
             "a dtype (output=np.float32)")
-    return _map_dask(func, signature_bound, name, rule, planner)
+    return _map_dask(func, signature_bound, name, planner)
 
 
 def computed(x: Any) -> np.ndarray:
@@ -340,25 +206,8 @@ def computed(x: Any) -> np.ndarray:
     return result
 
 
-def _blockwise_form(rule: DepthRule | None, planner: Callable | None,
-                    arguments: Mapping[str, Any], ndim: int) -> tuple:
-    """``(depth, extends_edges, sample_reach)`` of a call (see
-    :class:`jaxndimage._plans.Plan`), from its plan or its depth rule."""
-    if planner is not None:
-        plan = planner(arguments)
-        return plan.depth, plan.extends_edges, plan.sample_reach
-    if rule is None:
-        return None, True, None
-    sample = None
-    if rule is whole_depth:
-        sample = (footprint_depth(arguments, ndim) if "footprint" in arguments
-                  else [0] * ndim)
-    return (rule(arguments, ndim), getattr(rule, "extends_edges", True),
-            sample)
-
-
 def _map_dask(func: Callable, bound: Any, name: str,
-              rule: DepthRule | None, planner: Callable | None) -> Any:
+              planner: Callable[[Mapping[str, Any]], Plan] | None) -> Any:
     import dask.array as da
 
     arguments = bound.arguments
@@ -367,13 +216,14 @@ def _map_dask(func: Callable, bound: Any, name: str,
         if key != name and is_dask_array(value):
             arguments[key] = computed(value)
     x = arguments[name]
-    depths, extends_edges, sample_reach = _blockwise_form(
-        rule, planner, arguments, x.ndim)
-    if depths is None:
-        # No bounded reach (interpolation, whose output has another shape):
+    plan = None if planner is None else planner(arguments)
+    if plan is None or plan.depth is None:
+        # No block-wise form (interpolation, whose output has another shape):
         # computed whole, now, as SciPy does, and handed back as dask.
         arguments[name] = computed(x)
         return da.from_array(np.asarray(func(*bound.args, **bound.kwargs)))
+    depths = list(plan.depth)
+    extends_edges, sample_reach = plan.extends_edges, plan.sample_reach
     ndim = x.ndim
 
     parameter_names = list(bound.signature.parameters)
@@ -407,7 +257,6 @@ def _map_dask(func: Callable, bound: Any, name: str,
             functools.partial(_filter_block, func, bound.args, bound.kwargs,
                               position, ()), dtype=sample.dtype, meta=meta)
 
-    depths = list(depths)
     modes = _axis_modes(arguments, ndim)
     chunks, depth, boundary, edges = [], {}, {}, []
     for axis in range(ndim):
