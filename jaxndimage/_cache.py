@@ -9,13 +9,14 @@ This module keeps those programs:
   compiled executable;
 * on disk, so the next process loads a program instead of compiling it.
   An entry is named by a digest of what was compiled: the JAX/jaxlib
-  versions, the device, ``XLA_FLAGS``, the argument types, and the kernel
-  with its static arguments and a digest of all of jaxndimage's sources
-  (read once, at the first compilation), so an edited helper can never
-  load a stale executable.  Where a static argument is not a plain value
-  (a user's callable) or the sources cannot be read (a frozen
-  application), the lowered program text itself stands in.  The directory
-  is kept below a size (least recently used entries go first).
+  versions, the device, ``XLA_FLAGS``, JAX's x64 setting, the argument
+  types, and the kernel with its static arguments and a digest of all of
+  jaxndimage's sources (read once, at the first compilation), so an
+  edited helper can never load a stale executable.  Where a static
+  argument is not a plain value (a user's callable) or the sources cannot
+  be read (a frozen application), the lowered program text itself stands
+  in.  The directory is kept below a size (least recently used entries go
+  first).
 
 Why not JAX's persistent compilation cache?  It is switched on by global
 options (``jax_compilation_cache_dir`` and a minimum compile time), which
@@ -145,13 +146,15 @@ def _entry_name(jitted: Any, args: tuple, static: dict,
     """The name of a program's entry on disk.
 
     It digests the JAX installation, the device, ``XLA_FLAGS`` and the
-    compiler options, the arguments' tree structure and types, and then what
-    determines the program: the jaxndimage kernel, its static arguments and
-    jaxndimage's sources where those are plain values and readable, else the
-    lowered program text itself (which costs a trace, but holds for any
-    static argument, a callable's included).  JAX leaves unused arguments
-    out of the text, but the executable still checks their types, hence the
-    argument types.
+    compiler options, the x64 setting in force at the call (it decides the
+    dtypes a kernel computes and returns where its arguments do not, e.g.
+    an ``argsort``'s indices), the arguments' tree structure and types, and
+    then what determines the program: the jaxndimage kernel, its static
+    arguments and jaxndimage's sources where those are plain values and
+    readable, else the lowered program text itself (which costs a trace,
+    but holds for any static argument, a callable's included).  JAX leaves
+    unused arguments out of the text, but the executable still checks
+    their types, hence the argument types.
     """
     import jaxlib
 
@@ -159,6 +162,7 @@ def _entry_name(jitted: Any, args: tuple, static: dict,
     parts = [jax.__version__, jaxlib.__version__, device.platform,
              device.device_kind, str(jax.device_count()),
              os.environ.get("XLA_FLAGS", ""), repr(sorted(options.items())),
+             str(jax.dtypes.canonicalize_dtype(np.float64)),  # the x64 scope
              str(jax.tree.structure(args)),
              str([jax.typeof(leaf) for leaf in jax.tree.leaves(args)])]
     function = getattr(jitted, "__wrapped__", jitted)

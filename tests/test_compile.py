@@ -121,6 +121,27 @@ def test_entries_are_keyed_by_the_argument_structure(cache_dir):
     assert len(list(cache_dir.iterdir())) == 2
 
 
+@pytest.mark.parametrize("first_x64", [True, False])
+def test_entries_are_keyed_by_the_x64_setting(cache_dir, first_x64):
+    # Host input runs under a local x64 scope, JAX input under the user's
+    # setting: the same kernel, static arguments and argument types, but a
+    # sum of booleans is JAX's default int of the scope (int64 or int32).
+    # The public functions cast such results, so the kernel is called
+    # directly, each time with a fresh in-memory table so that the second
+    # call reads the disk.
+    from jaxndimage._measurements import _count_runs_kernel
+
+    values = jnp.asarray([3, 0, 2, 1], jnp.int16)
+    for x64 in (first_x64, not first_x64):
+        kernel = _cache.KernelCache(jax.jit(_count_runs_kernel.__wrapped__,
+                                            static_argnames=("offsets",)))
+        with jax.enable_x64(x64):
+            runs = kernel(values, offsets=((-1,),))
+        assert runs.dtype == (np.int64 if x64 else np.int32)
+        assert int(runs) == 2
+    assert len(list(cache_dir.iterdir())) == 2
+
+
 def test_compiler_options_reach_xla_and_key_the_entry(cache_dir):
     def f(a):
         return a + 1
