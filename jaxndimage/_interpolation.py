@@ -21,11 +21,12 @@ range, as SciPy's interpolation does (unlike its filters, which truncate).
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import itertools
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import partial, wraps
 from typing import Any, NamedTuple
 
 import jax
@@ -620,15 +621,6 @@ def _real_dtype(dtype: np.dtype) -> np.dtype:
     return np.finfo(dtype).dtype if dtype.kind == "c" else dtype
 
 
-def _complex_parts(run: Callable[[Array, Any, np.dtype], Array],
-                   input: Array, cval: Any, out: np.dtype) -> Array:
-    """Interpolate real and imaginary parts separately, as SciPy does."""
-    real = run(input.real, jnp.real(cval), _real_dtype(out))
-    imag = run(input.imag, jnp.imag(cval), _real_dtype(out))
-    return jax.lax.complex(real.astype(_real_dtype(out)),
-                           imag.astype(_real_dtype(out))).astype(out)
-
-
 def _prepare(input: ArrayLike, output: Any, order: Any, mode: str,
              out_shape: Sequence[int]) -> tuple[Array, np.dtype, int]:
     input = as_array(input)
@@ -642,15 +634,49 @@ def _prepare(input: ArrayLike, output: Any, order: Any, mode: str,
     return input, out, order
 
 
-def _empty(out_shape: Sequence[int], input: Array, cval: Any,
-           out: np.dtype) -> Array | None:
-    """The result when there is nothing to interpolate, else None."""
-    if math.prod(out_shape) == 0:
-        return jnp.zeros(tuple(out_shape), out)
-    if input.size == 0:
-        return _round_to(jnp.full(tuple(out_shape), cval,
-                                  compute_dtype(input.dtype)), out)
-    return None
+def _per_component(kernel: Callable[..., Array]) -> Callable[..., Array]:
+    """``kernel(plan, input, *operands)`` of an :class:`InterpolationPlan`
+    (one operand named ``cval``), behind what every interpolation kernel
+    does first:
+
+    * a complex input (``plan.complex_input``) is interpolated as its real
+      and imaginary parts, as SciPy does: each part, with the same part of
+      ``cval``, into the real dtype of ``plan.out_dtype``
+      (``plan.component``), recombined in ``plan.out_dtype``;
+    * with nothing to interpolate, the result is made here: zeros for an
+      empty output, ``cval`` rounded into ``plan.out_dtype`` for an empty
+      input.
+
+    So ``kernel`` only ever sees a real, non-empty input and output; the
+    other operands reach it unchanged.
+    """
+    # Where cval is among the operands (after plan and input).
+    at = list(inspect.signature(kernel).parameters).index("cval") - 2
+
+    @wraps(kernel)
+    def run(plan: InterpolationPlan, input: Array, *operands: Any) -> Array:
+        cval = operands[at]
+        if plan.complex_input:
+            out = _real_dtype(plan.out_dtype)
+            part = plan.component(out)
+
+            def interpolate(values: Array, value: Any) -> Array:
+                return run(part, values, *operands[:at], value,
+                           *operands[at + 1:])
+
+            real = interpolate(input.real, jnp.real(cval))
+            imag = interpolate(input.imag, jnp.imag(cval))
+            return lax.complex(real.astype(out),
+                               imag.astype(out)).astype(plan.out_dtype)
+        if math.prod(plan.out_shape) == 0:
+            return jnp.zeros(plan.out_shape, plan.out_dtype)
+        if input.size == 0:
+            return _round_to(jnp.full(plan.out_shape, cval,
+                                      compute_dtype(input.dtype)),
+                             plan.out_dtype)
+        return kernel(plan, input, *operands)
+
+    return run
 
 
 # --------------------------------------------------------------------------
@@ -694,17 +720,10 @@ def _interpolation_plan(kind: type, input: Array, out: np.dtype,
                 **fields)
 
 
+@_per_component
 def _run_map_coordinates(plan: InterpolationPlan, input: Array,
                          coordinates: Array, cval: Any) -> Array:
     """The kernel of ``map_coordinates``' plan."""
-    if plan.complex_input:
-        return _complex_parts(
-            lambda x, c, dt: _run_map_coordinates(plan.component(dt), x,
-                                                  coordinates, c),
-            input, cval, plan.out_dtype)
-    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
-    if empty is not None:
-        return empty
     return _map_kernel(input, coordinates, cval, order=plan.order,
                        mode=plan.mode, prefilter=plan.prefilter,
                        out_dtype=plan.out_dtype)
@@ -808,17 +827,10 @@ class AffinePlan(InterpolationPlan):
     diagonal: bool
 
 
+@_per_component
 def _run_affine(plan: AffinePlan, input: Array, matrix: Array,
                 offset: Array, cval: Any) -> Array:
     """The kernel of an :class:`AffinePlan`."""
-    if plan.complex_input:
-        return _complex_parts(
-            lambda x, c, dt: _run_affine(plan.component(dt), x, matrix,
-                                         offset, c),
-            input, cval, plan.out_dtype)
-    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
-    if empty is not None:
-        return empty
     options = dict(out_shape=plan.out_shape, order=plan.order,
                    mode=plan.mode, prefilter=plan.prefilter,
                    out_dtype=plan.out_dtype)
@@ -887,16 +899,10 @@ def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
     return Planned(plan, _run_affine, (input, matrix, offset, cval))
 
 
+@_per_component
 def _run_shift(plan: InterpolationPlan, input: Array, shifts: Array,
                cval: Any) -> Array:
     """The kernel of ``shift``'s plan: the input read at ``o - shift``."""
-    if plan.complex_input:
-        return _complex_parts(
-            lambda x, c, dt: _run_shift(plan.component(dt), x, shifts, c),
-            input, cval, plan.out_dtype)
-    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
-    if empty is not None:
-        return empty
     return _zoom_shift_kernel(
         input, None, shifts, cval, out_shape=plan.out_shape,
         order=plan.order, mode=plan.mode, prefilter=plan.prefilter,
@@ -958,13 +964,12 @@ def _run_zoom(plan: ZoomPlan, input: Array, cval: Any) -> Array:
     """The kernel of a :class:`ZoomPlan`."""
     if plan.copy:  # SciPy's early exit: output[...] = input
         return cast_like_numpy(input, plan.out_dtype)
-    if plan.complex_input:
-        return _complex_parts(
-            lambda x, c, dt: _run_zoom(plan.component(dt), x, c),
-            input, cval, plan.out_dtype)
-    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
-    if empty is not None:
-        return empty
+    return _interpolate_zoom(plan, input, cval)
+
+
+@_per_component
+def _interpolate_zoom(plan: ZoomPlan, input: Array, cval: Any) -> Array:
+    """:func:`_run_zoom` past SciPy's early exit (``plan.copy``)."""
     options = dict(order=plan.order, mode=plan.mode,
                    prefilter=plan.prefilter, out_dtype=plan.out_dtype)
     if _shape_generic(input, plan.order) and not (
@@ -1060,17 +1065,10 @@ class RotationPlan(InterpolationPlan):
     axes: tuple[int, int]
 
 
+@_per_component
 def _run_rotation(plan: RotationPlan, input: Array, matrix: np.ndarray,
                   offset: np.ndarray, cval: Any) -> Array:
     """The kernel of a :class:`RotationPlan`."""
-    if plan.complex_input:
-        return _complex_parts(
-            lambda x, c, dt: _run_rotation(plan.component(dt), x, matrix,
-                                           offset, c),
-            input, cval, plan.out_dtype)
-    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
-    if empty is not None:
-        return empty
     kernel = partial(_affine_kernel,
                      out_shape=tuple(plan.out_shape[a] for a in plan.axes),
                      order=plan.order, mode=plan.mode,
@@ -1194,21 +1192,13 @@ def _pointwise_mapping(mapping: Callable, out_shape: tuple[int, ...],
     return coordinates
 
 
+@_per_component
 def _run_geometric_transform(plan: InterpolationPlan, input: Array,
                              mapping: Callable, cval: Any,
                              extra_arguments: tuple,
                              extra_keywords: dict) -> Array:
     """The kernel of ``geometric_transform``'s plan: the input read at
     ``mapping(o)``."""
-    if plan.complex_input:
-        return _complex_parts(
-            lambda x, c, dt: _run_geometric_transform(
-                plan.component(dt), x, mapping, c, extra_arguments,
-                extra_keywords),
-            input, cval, plan.out_dtype)
-    empty = _empty(plan.out_shape, input, cval, plan.out_dtype)
-    if empty is not None:
-        return empty
     if is_low_level_callable(mapping):
         # A C mapping can only be called from SciPy's own C loop, reached
         # through SciPy's private module: the public function may be
