@@ -16,13 +16,6 @@ import jaxndimage as jn
 from jaxndimage import _cache
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("JAXNDIMAGE_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("JAXNDIMAGE_CACHE", raising=False)
-    return tmp_path
-
-
 def test_new_sigma_with_same_radius_does_not_recompile(cache_dir):
     x = np.random.default_rng(0).random((37, 41), np.float32)
     jn.gaussian_filter(x, 2.0)

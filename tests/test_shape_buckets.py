@@ -24,6 +24,10 @@ def _count(event: str, duration: float, **kwargs) -> None:
 
 jax.monitoring.register_event_duration_secs_listener(_count)
 
+# The counts are of compilations: a program in the user's kernel cache
+# would load without compiling, so each test has an empty cache of its own.
+pytestmark = pytest.mark.usefixtures("cache_dir")
+
 
 @contextlib.contextmanager
 def counting_compilations():
