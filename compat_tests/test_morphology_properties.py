@@ -114,6 +114,29 @@ def test_propagation_fill_holes_hit_or_miss(data):
 
 @SETTINGS
 @given(data=st.data())
+def test_iterate_structure(data):
+    ndim = data.draw(st.integers(1, 3))
+    shape = tuple(data.draw(st.lists(st.integers(1, 3), min_size=ndim,
+                                     max_size=ndim)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    dtype = data.draw(st.sampled_from([bool, np.uint8, np.float64]))
+    structure = (rng.random(shape) > 0.4).astype(dtype)
+    iterations = data.draw(st.integers(-1, 3))
+    origin = data.draw(st.one_of(
+        st.none(), st.integers(-1, 1),
+        st.lists(st.integers(-1, 1), min_size=ndim, max_size=ndim)))
+    ours = jnd.iterate_structure(structure, iterations, origin)
+    theirs = ndi.iterate_structure(structure, iterations, origin)
+    assert type(ours) is type(theirs)
+    if isinstance(theirs, tuple):  # (structure, origin)
+        _same(ours[0], theirs[0])
+        assert list(ours[1]) == list(theirs[1])
+    else:
+        _same(ours, theirs)
+
+
+@SETTINGS
+@given(data=st.data())
 def test_grey_morphology(data):
     shape = data.draw(st.sampled_from(SHAPES))
     dtype = np.dtype(data.draw(st.sampled_from(GREY_DTYPES)))

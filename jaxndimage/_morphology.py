@@ -230,14 +230,15 @@ def iterate_structure(structure: ArrayLike, iterations: int,
         The result is `structure` dilated ``iterations - 1`` times with
         itself; below 2 a copy of `structure` is returned.
     origin : int or sequence of int, optional
-        If given, the origin for the larger structure is returned as well,
-        ``iterations * origin`` per axis.
+        If given and `iterations` is at least 2, the origin for the larger
+        structure is returned as well, ``iterations * origin`` per axis.
 
     Returns
     -------
     iterate_structure : array of bool
         The larger structure, or ``(structure, origin)`` when `origin` is
-        given.
+        given and `iterations` is at least 2. Below 2 iterations the copy
+        alone is returned, whatever `origin` is, as in SciPy.
 
     Examples
     --------
@@ -252,6 +253,8 @@ def iterate_structure(structure: ArrayLike, iterations: int,
     >>> iterate_structure(struct, 2, origin=1)[1]
     [2, 2]
     """
+    if iterations < 2:  # SciPy copies, checking neither argument further
+        return _iterated_structure(structure, 1)
     iterations = as_int(iterations, "iterations")
     out = _iterated_structure(structure, iterations)
     if origin is None:

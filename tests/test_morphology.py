@@ -182,6 +182,21 @@ def test_structures():
     assert origin == their_origin
 
 
+@pytest.mark.parametrize("iterations", [-1, 0, 1, 1.5, 2])
+def test_iterate_structure_returns_an_origin_only_when_it_iterates(
+        iterations):
+    # SciPy returns the copied structure alone below 2 iterations, even
+    # with an origin.
+    ours = jnd.iterate_structure(SKEWED, iterations, origin=(1, -1))
+    theirs = ndi.iterate_structure(SKEWED, iterations, origin=(1, -1))
+    assert type(ours) is type(theirs)
+    if isinstance(theirs, tuple):
+        _equal(ours[0], theirs[0])
+        assert ours[1] == theirs[1]
+    else:
+        _equal(ours, theirs)
+
+
 # --------------------------------------------------------------------------
 # Errors
 # --------------------------------------------------------------------------
