@@ -16,6 +16,13 @@ SPECTRUM = np.fft.fft2(IMAGE)
 BOOLS = np.tile([0, 1, 0], (3, 1)).astype(bool)
 CROSS = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], bool)
 
+
+def _read_only(dtype, shape=IMAGE.shape):
+    array = np.zeros(shape, dtype)
+    array.flags.writeable = False
+    return array
+
+
 CASES = {
     # SciPy's C stores through a 32-bit integer into a bool's byte.
     "maximum_filter int -> bool": lambda m: m.maximum_filter(WIDE, 2, output=bool),
@@ -91,6 +98,51 @@ CASES = {
             mode=mode, cval=-7))
        for mode in ("constant", "grid-constant", "nearest", "reflect", "wrap")
        for order in (0, 1, 3)},
+    # SciPy's C code refuses a read-only output before it reads the dtype,
+    # and an object output (as an array or a requested dtype).
+    "fourier_gaussian read-only int output": lambda m: m.fourier_gaussian(
+        IMAGE, 1.0, output=_read_only(np.int8)),
+    "fourier_uniform complex input, read-only real output": lambda m: m.fourier_uniform(
+        SPECTRUM, 1.0, output=_read_only(np.float64)),
+    "fourier_shift read-only real output": lambda m: m.fourier_shift(
+        IMAGE, 1.0, output=_read_only(np.float32)),
+    "fourier_shift wrong shape before read-only": lambda m: m.fourier_shift(
+        IMAGE, 1.0, output=_read_only(np.complex128, (3, 4))),
+    "fourier_gaussian wrong shape before a bad axis": lambda m: m.fourier_gaussian(
+        IMAGE, 1.0, axis=3, output=np.zeros((3, 4))),
+    "fourier_gaussian output array of int type": lambda m: m.fourier_gaussian(
+        IMAGE, 1.0, output=np.zeros((4, 4), np.int16)),
+    "fourier_ellipsoid empty input, int output array": lambda m: m.fourier_ellipsoid(
+        np.ones((0, 3)), 1.0, output=np.zeros((0, 3), np.int8)),
+    "correlate read-only complex output": lambda m: m.correlate(
+        IMAGE, CROSS, output=_read_only(np.complex64)),
+    "uniform_filter1d read-only complex output": lambda m: m.uniform_filter1d(
+        IMAGE, 3, output=_read_only(np.complex128)),
+    "spline_filter1d read-only complex output": lambda m: m.spline_filter1d(
+        IMAGE, output=_read_only(np.complex64)),
+    "affine_transform read-only complex output": lambda m: m.affine_transform(
+        IMAGE, np.eye(2), output=_read_only(np.complex64)),
+    "maximum_filter read-only output": lambda m: m.maximum_filter(
+        IMAGE, 3, output=_read_only(np.float32)),
+    "maximum_filter wrong shape before read-only": lambda m: m.maximum_filter(
+        IMAGE, 3, output=_read_only(np.float32, (2, 2))),
+    "geometric_transform output=object": lambda m: m.geometric_transform(
+        IMAGE, lambda c: c, output=object),
+    "rotate object output array": lambda m: m.rotate(
+        IMAGE, 30, reshape=False, output=np.zeros((4, 4), object)),
+    "gaussian_filter output=object": lambda m: m.gaussian_filter(IMAGE, 1.0, output=object),
+    "median_filter output=dtype(object)": lambda m: m.median_filter(
+        IMAGE, 3, output=np.dtype(object)),
+    "binary_erosion output=object": lambda m: m.binary_erosion(BOOLS, output=object),
+    "grey_opening output=object": lambda m: m.grey_opening(IMAGE, 3, output=object),
+    "label complex output": lambda m: m.label(BOOLS, output=np.complex64),
+    "label object output array": lambda m: m.label(BOOLS, output=np.zeros((3, 3), object)),
+    "label big-endian output": lambda m: m.label(BOOLS, output=np.dtype(">i4")),
+    # watershed_ift takes an output array; anything else SciPy ignores.
+    "watershed_ift output dtype ignored": lambda m: m.watershed_ift(
+        np.zeros((3, 3), np.uint8), np.eye(3, dtype=np.int16), output=np.int64),
+    "watershed_ift output=object ignored": lambda m: m.watershed_ift(
+        np.zeros((3, 3), np.uint8), np.eye(3, dtype=np.int32), output=object),
     "vectorized_filter valid window larger than input": lambda m: m.vectorized_filter(
         np.ones(3), np.mean, size=5, mode="valid"),
     # Where SciPy computes, compute.

@@ -184,7 +184,9 @@ def _output_request(output: Any, namespace: Any = None) -> Any:
         return output  # an OutputArray: a request from an implementation
     if _is_array(output):
         return OutputArray(np.dtype(as_numpy(output).dtype),
-                           tuple(output.shape))
+                           tuple(output.shape),
+                           not isinstance(output, np.ndarray)
+                           or output.flags.writeable)
     try:
         return np.dtype(output)
     except TypeError:

@@ -212,10 +212,17 @@ def _multiply(x: Array, factor: Array, dtype: np.dtype,
 
 
 def _output(output: Any, input: Array, allowed: tuple[type, ...],
-            default: type) -> np.dtype:
+            default: type) -> np.dtype | OutputArray:
     """SciPy's ``_get_output_fourier``: None keeps the input dtype when it
     is one of ``allowed`` (except float64, which is the real default) and is
-    ``default`` otherwise; a given dtype must be one of ``allowed``."""
+    ``default`` otherwise; a requested dtype must be one of ``allowed``; an
+    output array must have the input's shape (its dtype is checked later,
+    by :func:`_output_dtype`, where SciPy's C code checks it).
+
+    A dtype may be any dtype-like (``np.dtype``, a string, ``float``),
+    where SciPy takes only scalar types such as ``np.float32`` (see the
+    Notes of the public functions).
+    """
     if output is None:
         if input.dtype.type in allowed and input.dtype != np.float64:
             return np.dtype(input.dtype)
@@ -223,10 +230,26 @@ def _output(output: Any, input: Array, allowed: tuple[type, ...],
     if isinstance(output, OutputArray):
         if tuple(output.shape) != tuple(input.shape):
             raise RuntimeError("output shape not correct")
-    dtype = np.dtype(output.dtype if isinstance(output, OutputArray)
-                     else output)
+        return output
+    dtype = np.dtype(output)
     if dtype.type not in allowed:
         raise RuntimeError("output type not supported")
+    return dtype
+
+
+def _output_dtype(output: np.dtype | OutputArray, input: Array,
+                  allowed: tuple[type, ...]) -> np.dtype:
+    """The checks of SciPy's C code, in its order: a read-only output array
+    (ValueError), then an output array of a type the filter does not write,
+    or a real output for complex input (RuntimeError)."""
+    if isinstance(output, OutputArray):
+        if not output.writeable:
+            raise ValueError("output array is read-only.")
+        dtype = np.dtype(output.dtype)
+        if dtype.type not in allowed:
+            raise RuntimeError("data type not supported")
+    else:
+        dtype = output
     if jnp.iscomplexobj(input) and dtype.kind != "c":
         raise RuntimeError("output: a real output cannot hold the filtered "
                            "complex input; pass a complex output type")
@@ -265,14 +288,20 @@ def _run_fourier(plan: FourierPlan, input: ArrayLike, parameters: Array
 def _plan_fourier(input: ArrayLike, parameter: Any, n: Any, axis: int,
                   output: Any, kind: str, name: str) -> Planned:
     input = as_array(input)
+    allowed, default = ((_COMPLEX_OUTPUTS, np.complex128) if kind == "shift"
+                        else (_REAL_OUTPUTS, np.float64))
+    out = _output(output, input, allowed, default)
+    if kind == "ellipsoid" and input.size == 0:
+        # SciPy returns the output here, before it looks at the rest.
+        dtype = np.dtype(out.dtype if isinstance(out, OutputArray) else out)
+        plan = FourierPlan(ndim=input.ndim, kind=kind, n=int(n), axis=0,
+                           dtype=dtype, out_dtype=dtype.newbyteorder("="))
+        return Planned(plan, _run_fourier, (input, jnp.zeros((0,))))
     axis = normalize_axis(axis, input.ndim)
     values = normalize_sequence(parameter, input.ndim, name)
     parameters = (jnp.stack([jnp.asarray(v) for v in values]) if values
                   else jnp.zeros((0,)))
-    if kind == "shift":
-        out = _output(output, input, _COMPLEX_OUTPUTS, np.complex128)
-    else:
-        out = _output(output, input, _REAL_OUTPUTS, np.float64)
+    out = _output_dtype(out, input, allowed)
     plan = FourierPlan(
         ndim=input.ndim, kind=kind, n=int(n), axis=axis,
         dtype=np.dtype(arithmetic_dtype(np.promote_types(input.dtype, out))),

@@ -911,6 +911,13 @@ class LabelPlan(MeasurementPlan):
     dtype: np.dtype
 
 
+def _labels_fit(dtype: np.dtype) -> bool:
+    """Whether SciPy's `label` writes labels of ``dtype``: bool, integers,
+    float32 and float64."""
+    return dtype.kind in "biu" or dtype.newbyteorder("=") in (np.float32,
+                                                             np.float64)
+
+
 @ndimage_function("input", reject_float16=False, planned=True)
 def _label(input, structure=None, output=None):
     """The shell of `label`: the labels and their count (a JAX integer)."""
@@ -923,10 +930,14 @@ def _label(input, structure=None, output=None):
         raise AssertionError("structure: Structuring element is not "
                              "symmetric")
     index_dtype = label_index_dtype(input.size)
+    if output is not None and not _labels_fit(np.dtype(output)):
+        # SciPy's labelling loop has no signature for it.
+        raise TypeError(f"output: labels of {np.dtype(output)} are not "
+                        "supported (as in SciPy)")
+    if output is not None and not np.dtype(output).isnative:
+        raise ValueError("output: labels of non-native byte order are not "
+                         "supported (as in SciPy)")
     dtype = output_dtype(output, index_dtype)
-    if dtype == np.float16:
-        raise TypeError("output: float16 labels are not supported (as in "
-                        "SciPy)")
     if input.ndim and input.size and input.dtype == np.float16:
         # SciPy's labelling loop has no float16.
         raise TypeError("input: float16 is not supported (No matching "
@@ -2205,9 +2216,10 @@ def watershed_ift(input, markers, structure=None, output=None):
     structure : array_like, optional
         Connectivity, of shape ``(3,) * input.ndim``. Default: the face
         neighbours. As in SciPy, neighbours are taken on flat indices.
-    output : array or dtype, optional
-        An integer array to write the labels into, or their dtype. Default:
-        the dtype of `markers`.
+    output : array, optional
+        An integer array to write the labels into. Anything else (a dtype
+        included) is ignored, as in SciPy: the labels have the dtype of
+        `markers`.
 
     Returns
     -------
@@ -2244,6 +2256,8 @@ def watershed_ift(input, markers, structure=None, output=None):
     if isinstance(output, OutputArray):
         if output.dtype.type not in _MARKER_TYPES:
             raise RuntimeError("output should be of integer type")
+    else:
+        output = markers.dtype
     dtype = output_dtype(output, markers.dtype, shape=input.shape)
     why = "SciPy's sequential queue order decides its result"
     image = _host(input, "watershed_ift", why)

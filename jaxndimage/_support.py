@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 __all__ = [
@@ -55,11 +56,13 @@ class OutputArray(NamedTuple):
 
     The dispatch layer replaces a caller's output array by this record, so the
     shell validates it exactly as SciPy does and the dispatcher writes the
-    result back afterwards.
+    result back afterwards.  ``writeable`` is False for a read-only numpy
+    array, which SciPy refuses (see :func:`output_dtype`).
     """
 
     dtype: np.dtype
     shape: tuple[int, ...]
+    writeable: bool = True
 
 
 def normalize_sequence(value: Any, rank: int, name: str) -> list:
@@ -175,8 +178,17 @@ def output_dtype(output: Any, input_dtype: np.dtype, *,
     have; an output array of another shape is a RuntimeError.  The dtype is
     returned in native byte order (kernels compute natively; the dispatcher
     restores a requested byte order).
+
+    After ``_get_output``'s checks come the two checks every C function of
+    SciPy makes of its output before its own: a read-only output array is
+    a ValueError, and an output of a non-numeric dtype (``object``) a
+    RuntimeError.  Shells check the output's dtype further after this.
     """
     dtype = _requested_dtype(output, input_dtype, shape, complex_output)
+    if isinstance(output, OutputArray) and not output.writeable:
+        raise ValueError("output array is read-only.")
+    if not (dtype == np.bool_ or jnp.issubdtype(dtype, np.number)):
+        raise RuntimeError(f"output: array type {dtype!r} not supported")
     return dtype if dtype.isnative else dtype.newbyteorder("=")
 
 

@@ -100,3 +100,50 @@ def test_float16_is_refused_before_any_kernel_runs(monkeypatch, name, args,
     # Bad arguments are reported first, as SciPy reports them.
     with pytest.raises(ValueError, match="order"):
         jn.gaussian_filter(FLOAT16, 1.0, order=-1)
+
+
+def _read_only(shape, dtype):
+    array = np.zeros(shape, dtype)
+    array.flags.writeable = False
+    return array
+
+
+SPECTRUM = np.fft.fft2(IMAGE)
+
+
+@pytest.mark.parametrize("name, args, output", [
+    # SciPy's C code refuses a read-only array before it reads its dtype.
+    ("fourier_gaussian", (IMAGE, 1.0), _read_only(IMAGE.shape, np.int8)),
+    ("fourier_uniform", (SPECTRUM, 1.0), _read_only(IMAGE.shape, np.float64)),
+    ("fourier_ellipsoid", (IMAGE, 1.0), _read_only(IMAGE.shape, np.float32)),
+    ("fourier_shift", (IMAGE, 1.0), _read_only(IMAGE.shape, np.float64)),
+    ("correlate", (IMAGE, np.ones((3, 3))),
+     _read_only(IMAGE.shape, np.complex64)),
+    ("gaussian_filter", (IMAGE, 1.0), _read_only(IMAGE.shape, np.complex128)),
+    ("spline_filter", (IMAGE,), _read_only(IMAGE.shape, np.complex64)),
+    ("shift", (IMAGE, 1.0), _read_only(IMAGE.shape, np.complex128)),
+    ("median_filter", (IMAGE, 3), _read_only(IMAGE.shape, np.float64)),
+])
+def test_read_only_output_is_refused_before_its_dtype_is_read(name, args,
+                                                              output):
+    for module in (sp, jn):
+        with pytest.raises(ValueError, match="output array is read-only"):
+            getattr(module, name)(*args, output=output)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("geometric_transform", (IMAGE, lambda c: c)),
+    ("map_coordinates", (IMAGE, np.zeros((2, 3)))),
+    ("correlate", (IMAGE, np.ones((3, 3)))),
+    ("minimum_filter", (IMAGE, 3)),
+    ("grey_dilation", (IMAGE, 3)),
+    ("spline_filter", (IMAGE,)),
+])
+@pytest.mark.parametrize("output", [object, np.dtype(object)])
+def test_object_output_is_runtime_error(name, args, output):
+    # SciPy's C code refuses the object array it allocates.
+    if name == "map_coordinates":
+        output = np.zeros((3,), output)
+    for module in (sp, jn):
+        with pytest.raises(RuntimeError, match="not supported"):
+            getattr(module, name)(*args, output=output)
