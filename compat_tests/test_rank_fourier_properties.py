@@ -23,9 +23,9 @@ SETTINGS = settings(max_examples=12, deadline=None,
 
 
 @st.composite
-def images(draw, dtypes=DTYPES, max_ndim=3):
+def images(draw, dtypes=DTYPES, max_ndim=3, min_side=1):
     ndim = draw(st.integers(1, max_ndim))
-    shape = tuple(draw(st.lists(st.integers(1, 7), min_size=ndim,
+    shape = tuple(draw(st.lists(st.integers(min_side, 7), min_size=ndim,
                                 max_size=ndim)))
     dtype = np.dtype(draw(st.sampled_from(dtypes)))
     seed = draw(st.integers(0, 2**32 - 1))
@@ -172,14 +172,52 @@ def test_generic_filter(data):
         np.testing.assert_allclose(ours, theirs, atol=1)
 
 
+@st.composite
+def non_finite(draw, image):
+    """``image`` with NaN and infinities in up to three samples (in the
+    real part, the imaginary part or both of complex samples)."""
+    image = image.copy()
+    if image.dtype.kind not in "fc" or not image.size or not draw(
+            st.booleans()):
+        return image
+    flat = image.reshape(-1)
+    for _ in range(draw(st.integers(1, 3))):
+        k = draw(st.integers(0, flat.size - 1))
+        value = draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+        if image.dtype.kind == "c":
+            real, imag = draw(st.sampled_from([(True, False), (False, True),
+                                               (True, True)]))
+            flat[k] = complex(value if real else flat[k].real,
+                              value if imag else flat[k].imag)
+        else:
+            flat[k] = value
+    return image
+
+
+@st.composite
+def fourier_outputs(draw, image, name):
+    """None, a dtype or an output array of a dtype the filter writes."""
+    if name == "fourier_shift" or image.dtype.kind == "c":
+        dtypes = [np.complex64, np.complex128]
+    else:
+        dtypes = [np.float32, np.float64, np.complex64, np.complex128]
+    form = draw(st.sampled_from(["none", "dtype", "array"]))
+    if form == "none":
+        return None
+    dtype = draw(st.sampled_from(dtypes))
+    return dtype if form == "dtype" else np.zeros(image.shape, dtype)
+
+
 @SETTINGS
 @given(data=st.data())
 @pytest.mark.parametrize("name", ["fourier_gaussian", "fourier_uniform",
                                   "fourier_ellipsoid", "fourier_shift"])
 def test_fourier(name, data):
-    image = data.draw(images(dtypes=[np.float32, np.float64, np.int32]))
+    image = data.draw(images(dtypes=[np.float32, np.float64, np.int32],
+                             min_side=0))
     if data.draw(st.booleans()):
         image = image + 1j * image[::-1]
+    image = data.draw(non_finite(image))
     # Tiny parameters are excluded: for radii near 0 SciPy's 3-D ellipsoid
     # cancels to 0 (the limit is 1), and float32 input rounds them to 0.
     parameter = data.draw(st.floats(-5, 5).filter(
@@ -188,9 +226,21 @@ def test_fourier(name, data):
     # n=0 (an empty original axis) is degenerate: SciPy divides by zero.
     n = data.draw(st.sampled_from([-1, 2 * image.shape[axis] - 1,
                                    max(1, 2 * image.shape[axis] - 2)]))
-    ours = getattr(jnd, name)(image, parameter, n=n, axis=axis)
-    theirs = getattr(ndi, name)(image, parameter, n=n, axis=axis)
+    output = data.draw(fourier_outputs(image, name))
+    theirs_out = output.copy() if isinstance(output, np.ndarray) else output
+    with np.errstate(invalid="ignore", over="ignore"):
+        theirs = getattr(ndi, name)(image, parameter, n=n, axis=axis,
+                                    output=theirs_out)
+    ours = getattr(jnd, name)(image, parameter, n=n, axis=axis,
+                              output=output)
     assert ours.dtype == theirs.dtype
+    assert (ours is output) == (theirs is theirs_out)
     tol = 1e-5 if ours.dtype in (np.float32, np.complex64) else 1e-11
-    np.testing.assert_allclose(ours, theirs, rtol=tol,
-                               atol=tol * max(1.0, np.abs(theirs).max()))
+    for part in (np.real, np.imag):  # NaN and inf where SciPy has them
+        expected = part(theirs)
+        finite = expected[np.isfinite(expected)]
+        scale = max(1.0, np.abs(finite).max()) if finite.size else 1.0
+        np.testing.assert_array_equal(np.isnan(part(ours)),
+                                      np.isnan(expected))
+        np.testing.assert_allclose(part(ours), expected, rtol=tol,
+                                   atol=tol * scale)

@@ -195,20 +195,37 @@ def _fourier_shift(x: Array, shifts: Array, *, n: int, axis: int,
             rate = -2.0 * np.pi * shifts[k] / lengths[k]
             phase = phase + _along(rate * jnp.asarray(freq, dtype), k,
                                    x.ndim)
-    factor = jax.lax.complex(jnp.cos(phase), jnp.sin(phase))
-    return _multiply(x, factor, dtype, out_dtype)
+    cos, sin = jnp.cos(phase), jnp.sin(phase)
+    real, imag = _parts(x, dtype)
+    if imag is None:
+        result = jax.lax.complex(real * cos, real * sin)
+    else:
+        result = jax.lax.complex(real * cos - imag * sin,
+                                 real * sin + imag * cos)
+    return jnp.broadcast_to(result, x.shape).astype(out_dtype)
+
+
+def _parts(x: Array, dtype: np.dtype) -> tuple[Array, Array | None]:
+    """The real and imaginary parts of ``x`` in ``dtype`` (None for real
+    ``x``).
+
+    The filters multiply the parts by real factors, as SciPy's C code
+    does: a complex product would also form ``0 * inf`` from a part that
+    is not infinite, and put NaN where SciPy has none.
+    """
+    if jnp.iscomplexobj(x):
+        return x.real.astype(dtype), x.imag.astype(dtype)
+    return x.astype(dtype), None
 
 
 def _multiply(x: Array, factor: Array, dtype: np.dtype,
               out_dtype: np.dtype) -> Array:
-    if jnp.iscomplexobj(x):
-        x = x.astype(jnp.result_type(dtype, np.complex64))
-    else:
-        x = x.astype(dtype)
-    result = jnp.broadcast_to(x * factor, x.shape)
-    if np.dtype(out_dtype).kind != "c" and jnp.iscomplexobj(result):
-        result = result.real
-    return result.astype(out_dtype)
+    """``x`` times the real ``factor``, part by part (see :func:`_parts`);
+    a real ``x`` into a complex output has an imaginary part of 0."""
+    real, imag = _parts(x, dtype)
+    result = real * factor if imag is None else jax.lax.complex(
+        real * factor, imag * factor)
+    return jnp.broadcast_to(result, x.shape).astype(out_dtype)
 
 
 def _output(output: Any, input: Array, allowed: tuple[type, ...],

@@ -26,6 +26,41 @@ def test_dtype_and_values_match_scipy(name, dtype):
         np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
 
 
+def _with_non_finite(dtype, shape):
+    image = (RNG.standard_normal(shape) * 10).astype(dtype)
+    values = [np.inf, complex(1.0, np.inf), np.nan, -np.inf,
+              complex(np.nan, 2.0)]
+    for k, value in enumerate(values[:image.size]):
+        if image.dtype.kind == "c" or not np.iscomplexobj(value):
+            image.flat[k] = value
+    return image
+
+
+@pytest.mark.parametrize("name", FILTERS)
+@pytest.mark.parametrize("dtype, output", [
+    (np.float64, None), (np.float32, np.float64), (np.float64, np.complex64),
+    (np.float64, np.complex128), (np.complex64, None),
+    (np.complex128, None), (np.complex128, np.complex64)])
+def test_non_finite_input_gives_scipy_nan_and_inf(name, dtype, output):
+    # SciPy multiplies each part by a real factor (a shift: the complex
+    # product of the parts), so NaN appears only where its products form
+    # it; a complex product by a real factor would add 0 * inf = NaN.
+    if name == "fourier_shift" and output is np.float64:
+        output = np.complex128
+    for shape, n, axis in [((5, 6), -1, -1), ((5, 6), 11, 1), ((5, 1), -1, 0),
+                           ((1, 6), 11, 0), ((1, 1), -1, 1)]:
+        image = _with_non_finite(dtype, shape)
+        ours = getattr(jnd, name)(image, 1.5, n=n, axis=axis, output=output)
+        theirs = getattr(ndi, name)(image, 1.5, n=n, axis=axis, output=output)
+        assert ours.dtype == theirs.dtype
+        tol = 1e-5 if ours.dtype in (np.float32, np.complex64) else 1e-12
+        for part in (np.real, np.imag):  # NaN and inf where SciPy has them
+            np.testing.assert_array_equal(np.isnan(part(ours)),
+                                          np.isnan(part(theirs)))
+            np.testing.assert_allclose(part(ours), part(theirs), rtol=tol,
+                                       atol=tol)
+
+
 def test_ellipsoid_large_sizes_use_accurate_bessel():
     image = np.ones((32, 40), complex)
     np.testing.assert_allclose(jnd.fourier_ellipsoid(image, 25.0),
