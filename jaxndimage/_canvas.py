@@ -39,6 +39,8 @@ crop to the output.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -48,6 +50,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.experimental import checkify
 
 from jaxndimage._cache import LOOP_EMITTERS, KernelCache, argument_types, kernel_entry
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
@@ -56,7 +59,8 @@ from jaxndimage._typing import Array
 
 __all__ = ["BUCKETS", "LIST_CHUNK", "SHORT_LISTS", "SOURCE_LENGTHS", "TILE_LENGTH",
            "ExactGrid", "FlatGrid", "Margins", "bands", "bucket_length",
-           "canvas_mode", "concrete_on_cpu", "flat_bucket", "gather_source",
+           "canvas_mode", "checking_reads", "concrete_on_cpu", "flat_bucket",
+           "gather_source",
            "list_chunks", "list_length", "nonzero_mask", "pointwise", "relabel_axes",
            "separable_margins", "shape_generic", "window_margins"]
 
@@ -310,20 +314,31 @@ class FlatGrid:
 class Margins(NamedTuple):
     """How a kernel reads around each output point: how far before (``lo``)
     and after (``hi``) along each axis, by which boundary mode, and in how
-    many sequential steps (a separable filter reads once per pass)."""
+    many sequential steps (a separable filter reads once per pass).
+
+    One step reads at most ``max(lo, hi)`` samples from a point along each
+    axis, unless ``spans``: then up to the window's whole span, ``lo +
+    hi``, as a kernel does that reads ``0 .. lo + hi`` samples further in
+    an array already read ``lo`` samples back (the footprint extremes:
+    sliding extremes of the extended array, then shifted by each run's
+    start).  The host sizes the canvas for it (:func:`_reach`): a read
+    further than a canvas reaches would be clamped, not refused.
+    """
 
     lo: tuple[int, ...]
     hi: tuple[int, ...]
     modes: tuple[str, ...]
     steps: int = 1
+    spans: bool = False
 
 
 def window_margins(shape: Sequence[int], origins: Sequence[int],
-                   modes: Sequence[str], steps: int = 1) -> Margins:
+                   modes: Sequence[str], steps: int = 1,
+                   spans: bool = False) -> Margins:
     """How far an n-D window of ``shape`` placed at ``origins`` reads."""
     lo = tuple(n // 2 + o for n, o in zip(shape, origins))
     hi = tuple(n - 1 - b for n, b in zip(shape, lo))
-    return Margins(lo, hi, tuple(modes), steps)
+    return Margins(lo, hi, tuple(modes), steps, spans)
 
 
 def separable_margins(ndim: int, axes: Sequence[int], sizes: Sequence[int],
@@ -364,8 +379,9 @@ class _Layout(NamedTuple):
 
 def _reach(extents: Sequence[int], margins: Margins) -> int:
     """How far, in flat positions, a kernel reads from a point of a block
-    of ``extents``."""
-    return sum(max(a, b) * math.prod(extents[axis + 1:])
+    of ``extents`` in one step (see :class:`Margins`)."""
+    return sum((a + b if margins.spans else max(a, b))
+               * math.prod(extents[axis + 1:])
                for axis, (a, b) in enumerate(zip(margins.lo, margins.hi)))
 
 
@@ -620,6 +636,26 @@ def _on_canvases(run: Callable[[np.ndarray, Geometry, _Layout], Any],
     return jax.device_put(values) if isinstance(x, jax.Array) else values
 
 
+_CHECKING_READS = contextvars.ContextVar("checking_reads", default=False)
+
+
+@contextlib.contextmanager
+def checking_reads():
+    """Run every canvas kernel with its reads checked.
+
+    A read of a canvas array past its end is clamped by XLA, not refused:
+    a kernel that reads further than its `Margins` declare gives wrong
+    values silently.  Inside this context a canvas kernel runs under
+    ``jax.experimental.checkify``'s index checks, uncached, and such a read
+    raises ``checkify.JaxRuntimeError``.  For tests: every call compiles.
+    """
+    token = _CHECKING_READS.set(True)
+    try:
+        yield
+    finally:
+        _CHECKING_READS.reset(token)
+
+
 def shape_generic(static_argnames: tuple[str, ...],
                   margins: Callable[..., Margins], *,
                   pass_axes: str | None = None,
@@ -671,9 +707,18 @@ def shape_generic(static_argnames: tuple[str, ...],
         on_canvas.__module__ = kernel.__module__
         on_canvas.__name__ = f"{kernel.__name__}_on_canvas"
         on_canvas.__qualname__ = f"{kernel.__qualname__}.on_canvas"
-        flat = KernelCache(jax.jit(
-            on_canvas, static_argnames=static_argnames + ("length",)),
-            cpu_compiler_options=cpu_compiler_options)
+        canvas_static_names = static_argnames + ("length",)
+        flat = KernelCache(jax.jit(on_canvas,
+                                   static_argnames=canvas_static_names),
+                           cpu_compiler_options=cpu_compiler_options)
+
+        def checked(*args, **static):
+            run = checkify.checkify(
+                jax.jit(on_canvas, static_argnames=canvas_static_names),
+                errors=checkify.index_checks)
+            error, result = run(*args, **static)
+            error.throw()
+            return result
 
         def canvas_static(static: dict, ndim: int
                           ) -> tuple[dict, tuple[int, ...] | None]:
@@ -704,7 +749,8 @@ def shape_generic(static_argnames: tuple[str, ...],
                    argument_types(arrays),
                    jax.dtypes.canonicalize_dtype(np.float64))
             program = programs.get(key)
-            if program is not None and not jax.config.jax_disable_jit:
+            if (program is not None and not jax.config.jax_disable_jit
+                    and not _CHECKING_READS.get()):
                 return _on_canvases(
                     lambda stored, geometry, _: program.executable(
                         stored, geometry, *arrays),
@@ -714,9 +760,10 @@ def shape_generic(static_argnames: tuple[str, ...],
                 return exact(x, *arrays, **static)
             static, order = canvas_static(static, x.ndim)
             row_bands = bands(x.shape, reads)
-            if jax.config.jax_disable_jit:
+            if jax.config.jax_disable_jit or _CHECKING_READS.get():
+                run_once = (checked if _CHECKING_READS.get() else flat)
                 return _on_canvases(
-                    lambda stored, geometry, layout: flat(
+                    lambda stored, geometry, layout: run_once(
                         stored, geometry, *arrays, length=layout.length,
                         **static),
                     x, reads, order, row_bands)

@@ -83,13 +83,13 @@ from jaxndimage._rank import (
     FootprintPlan,
     Pattern,
     _footprint_extreme,
-    _footprint_extreme_steps,
     _min_or_max_filter,
     _run_extreme,
     _run_footprint,
     _sliding_steps,
     check_footprint_origins,
     expand_footprint,
+    footprint_extreme_margins,
     footprint_taps,
     pad_for_footprint,
     sliding_extreme,
@@ -300,18 +300,16 @@ def _dilate(grid: Any, y: Array, footprint: np.ndarray,
                                         minimum=False), shape)
 
 
-def _dilate_steps(footprint: np.ndarray) -> int:
-    """How many sequential reads `_dilate` makes (see `Margins.steps`)."""
-    if footprint.all():
-        return sum(_sliding_steps(n) for n in footprint.shape)
-    return _footprint_extreme_steps(footprint)
-
-
 def _binary_once_margins(ndim: int, *, pattern: Pattern,
                          origins: tuple[int, ...], **_) -> Margins:
+    """How far `_dilate` reads: a box in one sliding maximum per axis, any
+    other footprint as `_footprint_extreme` does."""
     footprint = pattern.array
-    return window_margins(footprint.shape, origins, ("constant",) * ndim,
-                          _dilate_steps(footprint))
+    modes = ("constant",) * ndim
+    if footprint.all():
+        return window_margins(footprint.shape, origins, modes,
+                              sum(_sliding_steps(n) for n in footprint.shape))
+    return footprint_extreme_margins(footprint, origins, modes)
 
 
 @shape_generic(("pattern", "origins", "invert", "out_dtype"),

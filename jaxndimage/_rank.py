@@ -186,10 +186,16 @@ def _footprint_extreme(grid: Any, padded: Any, footprint: np.ndarray,
     return result
 
 
-def _footprint_extreme_steps(footprint: np.ndarray) -> int:
+def footprint_extreme_margins(footprint: np.ndarray, origins: Sequence[int],
+                              modes: Sequence[str]) -> Margins:
+    """How far :func:`_footprint_extreme` reads: the footprint's window, in
+    the steps of its longest sliding extreme and one more, and across the
+    window's span (each run's sliding extreme, read ``lo`` samples back,
+    is read again from its start)."""
     lengths = {n for row in footprint.reshape(-1, footprint.shape[-1])
                for _, n in _true_runs(row)}
-    return max(_sliding_steps(n) for n in lengths) + 1
+    steps = max(_sliding_steps(n) for n in lengths) + 1
+    return window_margins(footprint.shape, origins, modes, steps, spans=True)
 
 
 def _extreme_separable_margins(ndim, *, axes, sizes, origins, modes,
@@ -226,9 +232,7 @@ def _extreme_separable(x: Array, cval: Any, *, grid: Any,
 
 def _extreme_footprint_margins(ndim, *, pattern, origins, mode, **_
                                ) -> Margins:
-    footprint = pattern.array
-    return window_margins(footprint.shape, origins, (mode,) * ndim,
-                          _footprint_extreme_steps(footprint))
+    return footprint_extreme_margins(pattern.array, origins, (mode,) * ndim)
 
 
 @shape_generic(("pattern", "origins", "mode", "minimum", "out_dtype"),
