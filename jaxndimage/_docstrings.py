@@ -266,12 +266,18 @@ n : int, optional
 axis : int, optional
     Axis of the real transform. Default is -1.""",
     # n, axis and output of the filters that may return a real array.
+    "fourier_output_forms": """\
+A dtype may be given in any form numpy reads (``np.float32``,
+``np.dtype('float32')``, ``'float32'``, ``float``); SciPy takes only
+numpy's scalar types, such as ``np.float32``, and raises for the others
+(a deliberate difference, listed in the README).""",
     "fourier_filter_options": """\
 %(fourier_n_axis)s
 output : array or dtype, optional
     complex64, complex128, float32 or float64 (an array of one of these,
     for non-JAX input). Default: the input dtype for complex64,
-    complex128 and float32, otherwise float64.""",
+    complex128 and float32, otherwise float64.
+    %(fourier_output_forms)s""",
     "returns_fourier_filtered": """\
 Returns
 -------

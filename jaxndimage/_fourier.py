@@ -237,8 +237,9 @@ def _output(output: Any, input: Array, allowed: tuple[type, ...],
     by :func:`_output_dtype`, where SciPy's C code checks it).
 
     A dtype may be any dtype-like (``np.dtype``, a string, ``float``),
-    where SciPy takes only scalar types such as ``np.float32`` (see the
-    Notes of the public functions).
+    where SciPy takes only numpy's scalar types such as ``np.float32`` (a
+    deliberate difference: SciPy's check reads ``.shape`` of anything
+    else, or compares ``float`` with its list of numpy types).
     """
     if output is None:
         if input.dtype.type in allowed and input.dtype != np.float64:
@@ -446,6 +447,7 @@ def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
     output : array or dtype, optional
         complex64 or complex128. Default: the input dtype for complex
         input, otherwise complex128.
+        %(fourier_output_forms)s
 
     Returns
     -------
