@@ -34,8 +34,11 @@ is compiled or stored.
   on macOS.
 * ``JAXNDIMAGE_CACHE_MAX_MB`` bounds its size (default 512).
 
-Like JAX's cache, the directory is trusted: it holds executable code, so it
-is created private to the user.
+The directory holds executable code: it is created private to the user,
+and an entry is read only where this user owns it and the directory and no
+other user can write to either (a shared directory set by
+``JAXNDIMAGE_CACHE_DIR`` is then neither read nor written).  Programs and
+entries are per device (:func:`current_device`): platform and kind.
 """
 
 from __future__ import annotations
@@ -57,11 +60,13 @@ import numpy as np
 
 __all__ = ["LOOP_EMITTERS", "KernelCache", "KernelRefused", "cache_dir",
            "cache_enabled", "cached_jit", "checking_arguments",
-           "kernel_entry", "stats"]
+           "current_device", "kernel_entry", "stats"]
 
 #: Counters of this process: programs compiled, loaded from disk, stored
-#: on disk, failures.
-stats: dict[str, int] = {"compiled": 0, "loaded": 0, "stored": 0, "errors": 0}
+#: on disk, failures, entries not read because another user could have
+#: written them.
+stats: dict[str, int] = {"compiled": 0, "loaded": 0, "stored": 0, "errors": 0,
+                         "untrusted": 0}
 
 #: CPU compiler options for XLA's loop emitters in place of its fusion
 #: emitters.  The programs compute the same values; for the window kernels
@@ -70,6 +75,20 @@ stats: dict[str, int] = {"compiled": 0, "loaded": 0, "stored": 0, "errors": 0}
 #: times faster; ``benchmarks/bench_rank.py``), while the rank and the
 #: segment-reduction kernels run slower with them.
 LOOP_EMITTERS: dict[str, Any] = {"xla_cpu_use_fusion_emitters": False}
+
+
+def current_device() -> jax.Device:
+    """The device a concrete call computes on: JAX's default device where
+    one is set (the dispatcher sets it for every call: the host's CPU for
+    host arrays, the array's own device for JAX arrays), else JAX's first
+    device.  Programs are compiled for it, and every table of programs is
+    keyed by it."""
+    device = jax.config.jax_default_device
+    if device is None:
+        return jax.devices()[0]
+    if isinstance(device, str):
+        return jax.devices(device)[0]
+    return device
 
 
 def cache_dir() -> Path:
@@ -158,7 +177,7 @@ def _entry_name(jitted: Any, args: tuple, static: dict,
     """
     import jaxlib
 
-    device = jax.devices()[0]
+    device = current_device()
     parts = [jax.__version__, jaxlib.__version__, device.platform,
              device.device_kind, str(jax.device_count()),
              os.environ.get("XLA_FLAGS", ""), repr(sorted(options.items())),
@@ -181,13 +200,40 @@ def _entry_name(jitted: Any, args: tuple, static: dict,
     return digest.hexdigest()[:40] + ".bin"
 
 
-def _load(path: Path) -> Any | None:
+def _private(path: Path) -> bool:
+    """True if ``path`` is owned by this process's user and no other user
+    can write to it.  Where the platform has no user ids (Windows), the
+    per-user default directory is taken as private."""
+    if not hasattr(os, "getuid"):
+        return True
+    try:
+        status = path.stat()
+    except OSError:
+        return False
+    return status.st_uid == os.getuid() and not status.st_mode & 0o022
+
+
+def _trusted(path: Path) -> bool:
+    """True if the entry at ``path`` may be loaded.
+
+    An entry is unpickled and its machine code run: only an entry that this
+    user owns, in a directory that this user owns and no other user can
+    write to (so no other user could have put or replaced it there), is
+    read.
+    """
+    return _private(path.parent) and _private(path)
+
+
+def _load(path: Path, device: jax.Device) -> Any | None:
     from jax.experimental import serialize_executable
 
+    if not _trusted(path):
+        stats["untrusted"] += 1
+        return None
     try:
         payload, in_tree, out_tree = pickle.loads(path.read_bytes())
         compiled = serialize_executable.deserialize_and_load(
-            payload, in_tree, out_tree, execution_devices=jax.devices()[:1])
+            payload, in_tree, out_tree, execution_devices=[device])
     except Exception:  # noqa: BLE001 (a corrupt or foreign entry: recompile)
         stats["errors"] += 1
         return None
@@ -222,6 +268,9 @@ def _store(path: Path, compiled: Any) -> None:
         data = pickle.dumps(serialize_executable.serialize(compiled))
         directory = path.parent
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(directory):
+            stats["untrusted"] += 1
+            return  # what others could replace is never read: not stored
         handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
         with os.fdopen(handle, "wb") as file:
             file.write(data)
@@ -289,22 +338,25 @@ class KernelCache:
     def executable(self, *args: Any, **static: Any) -> Any:
         """The compiled program for these arguments (compiled, or loaded
         from disk, on first use); call it with the arguments alone."""
+        device = current_device()
         key = (tuple(static.items()), argument_types(args),
-               jax.dtypes.canonicalize_dtype(np.float64))  # the x64 scope
+               jax.dtypes.canonicalize_dtype(np.float64),  # the x64 scope
+               device)
         compiled = self.memory.get(key)
         if compiled is None:
-            compiled = self.memory[key] = self._compile(args, static)
+            compiled = self.memory[key] = self._compile(args, static, device)
         return compiled
 
-    def _compile(self, args: tuple, static: dict) -> Any:
+    def _compile(self, args: tuple, static: dict, device: jax.Device) -> Any:
         lowered = functools.cache(lambda: self.jitted.lower(*args, **static))
-        options = (self.cpu_compiler_options
-                   if jax.devices()[0].platform == "cpu" else {})
+        # Tuned on and for CPUs: never applied to another platform.
+        options = (self.cpu_compiler_options if device.platform == "cpu"
+                   else {})
         path = None
         if cache_enabled():
             path = cache_dir() / _entry_name(self.jitted, args, static,
                                              lowered, options)
-            compiled = _load(path) if path.exists() else None
+            compiled = _load(path, device) if path.exists() else None
             if compiled is not None:
                 stats["loaded"] += 1
                 return compiled

@@ -52,7 +52,13 @@ import numpy as np
 from jax import lax
 from jax.experimental import checkify
 
-from jaxndimage._cache import LOOP_EMITTERS, KernelCache, argument_types, kernel_entry
+from jaxndimage._cache import (
+    LOOP_EMITTERS,
+    KernelCache,
+    argument_types,
+    current_device,
+    kernel_entry,
+)
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
 from jaxndimage._typing import Array
@@ -60,7 +66,7 @@ from jaxndimage._typing import Array
 __all__ = ["BUCKETS", "LIST_CHUNK", "SHORT_LISTS", "SOURCE_LENGTHS", "TILE_LENGTH",
            "ExactGrid", "FlatGrid", "Margins", "bands", "bucket_length",
            "canvas_mode", "checking_reads", "concrete_on_cpu", "flat_bucket",
-           "gather_source",
+           "gather_source", "like_input",
            "list_chunks", "list_length", "nonzero_mask", "pointwise", "relabel_axes",
            "separable_margins", "shape_generic", "window_margins"]
 
@@ -570,6 +576,14 @@ def concrete_on_cpu(x: Any) -> bool:
     return len(devices) == 1 and next(iter(devices)).platform == "cpu"
 
 
+def like_input(values: np.ndarray, x: Any) -> Any:
+    """A host result ``values`` as the kind of array ``x`` is: numpy for
+    numpy input, else a JAX array on ``x``'s device."""
+    if not isinstance(x, jax.Array):
+        return values
+    return jax.device_put(values, next(iter(x.devices())))
+
+
 def nonzero_mask(x: Any) -> Any:
     """``x != 0``: computed by numpy, as a numpy array, for concrete CPU
     input (where an eager JAX comparison would compile per shape); by JAX
@@ -747,7 +761,8 @@ def shape_generic(static_argnames: tuple[str, ...],
                 return exact(x, *arrays, **static)
             key = (x.shape, np.dtype(x.dtype), tuple(static.items()),
                    argument_types(arrays),
-                   jax.dtypes.canonicalize_dtype(np.float64))
+                   jax.dtypes.canonicalize_dtype(np.float64),
+                   current_device())
             program = programs.get(key)
             if (program is not None and not jax.config.jax_disable_jit
                     and not _CHECKING_READS.get()):
@@ -830,6 +845,5 @@ def pointwise(function: Callable, *arrays: Array, **static: Any) -> Array:
     kernel = _pointwise_kernel(function, tuple(static))
     result = np.ascontiguousarray(
         np.asarray(kernel(*flat, **static))[:size].reshape(shape))
-    if any(isinstance(array, jax.Array) for array in arrays):
-        return jax.device_put(result)
-    return result
+    return like_input(result, next((a for a in arrays
+                                    if isinstance(a, jax.Array)), result))

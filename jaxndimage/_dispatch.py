@@ -44,7 +44,9 @@ from jaxndimage._plans import plan_of, run
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
 
 __all__ = ["as_array", "as_caller_array", "as_numpy", "caller_namespace",
-           "family_member", "from_jax", "host_array", "host_only", "is_jax_array",
+           "computing_on", "family_member", "from_jax", "host_array",
+           "host_device",
+           "host_only", "is_jax_array",
            "ndimage_function", "nonempty", "to_jax"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -312,6 +314,34 @@ def _to_namespace(result: np.ndarray, namespace) -> Any:
         return namespace.asarray(result)
 
 
+@functools.cache
+def host_device() -> jax.Device:
+    """The device host arrays compute on: the host's CPU, whatever
+    accelerators JAX sees (DESIGN.md, "Devices")."""
+    return jax.devices("cpu")[0]
+
+
+def _array_device(values: Any) -> jax.Device | None:
+    """The device of the concrete single-device JAX arrays among
+    ``values``; None where one is traced or spans several devices."""
+    for value in values:
+        if isinstance(value, jax.core.Tracer):
+            return None
+        if isinstance(value, jax.Array):
+            devices = value.devices()
+            return next(iter(devices)) if len(devices) == 1 else None
+    return None
+
+
+def computing_on(device: jax.Device | None):
+    """Within the block, JAX's default device is ``device`` (unchanged for
+    None): programs for host data compile for it, results land on it, and
+    the kernel caches key their programs by it."""
+    if device is None:
+        return contextlib.nullcontext()
+    return jax.default_device(device)
+
+
 def nonempty(input: jax.Array) -> bool:
     """``reject_float16`` rule of functions that return empty input early."""
     return input.size > 0
@@ -321,6 +351,7 @@ def ndimage_function(*array_params: str,
                      reject_float16: bool | Callable[[jax.Array], bool] = True,
                      planned: bool = False,
                      none_for_output_array: bool = False,
+                     keeps_output: Callable[[Any], bool] | None = None,
                      keeps_byte_order: bool = False
                      ) -> Callable[[F], F]:
     """Decorate a JAX implementation into a drop-in ``scipy.ndimage`` function.
@@ -345,6 +376,10 @@ def ndimage_function(*array_params: str,
         Return None, not the array, when ``output=`` is an array the result
         was written into (SciPy's ``binary_fill_holes`` and
         ``binary_hit_or_miss`` do).
+    keeps_output : callable, optional
+        Decides from the (host) input whether an ``output=`` array is left
+        as it is and the result returned instead (SciPy's
+        ``vectorized_filter`` does so for empty and 0-d input).
     keeps_byte_order : bool, optional
         Without ``output=``, give a result of the input's dtype the input's
         byte order (SciPy's Fourier filters allocate ``input.dtype``; the
@@ -388,14 +423,18 @@ def ndimage_function(*array_params: str,
                         "(output=jnp.float32) and use the returned array")
                 sharded = _distributed.explicit_sharding(list(given.values()))
                 if sharded is None:
-                    return run(impl(**arguments))
+                    with computing_on(_array_device(given.values())):
+                        return run(impl(**arguments))
                 return _call_explicitly_sharded(
                     impl, signature.bind(*args, **kwargs), given, sharded)
 
             namespace = _namespace_of(given)
             on_device = not all(_on_host(value) for value in given.values())
+            # Host arrays compute on the host's CPU; arrays in accelerator
+            # memory on their own device.
             with (jax.enable_x64(True), _calling_from(namespace),
-                  scipy_arithmetic()):
+                  scipy_arithmetic(),
+                  computing_on(None if on_device else host_device())):
                 for name, value in given.items():
                     if not _on_host(value):
                         value = _from_device(value)
@@ -438,6 +477,8 @@ def ndimage_function(*array_params: str,
 
             request = arguments.get("output") if has_output else None
             if isinstance(request, OutputArray) and request is not output:
+                if keeps_output and keeps_output(arguments[array_params[0]]):
+                    return result
                 output[...] = result
                 return None if none_for_output_array else output
             if namespace is None and request is not None:

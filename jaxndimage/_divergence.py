@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxndimage._dispatch import is_jax_array
+from jaxndimage._dispatch import computing_on, host_device, is_jax_array
 from jaxndimage._docstrings import docfiller
 from jaxndimage._plans import Plan, Planned
 
@@ -153,7 +153,7 @@ def value_and_divergence(f: Callable[[jax.Array], jax.Array], x: Any, *,
     # Not the ndimage dispatch: the user's ``f`` runs here, and its own
     # arithmetic keeps float32 float32 only outside an x64 scope.
     scope = jax.enable_x64(True) if x.dtype == np.float64 else contextlib.nullcontext()
-    with scope:
+    with scope, computing_on(host_device()):
         y, div = planned.run()
         return np.asarray(y), np.asarray(div)
 

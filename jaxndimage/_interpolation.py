@@ -35,7 +35,13 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import LOOP_EMITTERS, KernelCache, cached_jit
-from jaxndimage._canvas import BUCKETS, concrete_on_cpu, gather_source, list_chunks
+from jaxndimage._canvas import (
+    BUCKETS,
+    concrete_on_cpu,
+    gather_source,
+    like_input,
+    list_chunks,
+)
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, host_only, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
@@ -434,7 +440,7 @@ def _as_coordinates(coordinates: Array | _GridSums) -> Array | _GridSums:
     if isinstance(coordinates, np.ndarray):
         return coordinates.astype(dtype)
     if concrete_on_cpu(coordinates):
-        return jax.device_put(np.asarray(coordinates).astype(dtype))
+        return like_input(np.asarray(coordinates).astype(dtype), coordinates)
     return coordinates.astype(dtype)
 
 
@@ -470,7 +476,7 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
               for k in range(0, length * chunks, length)]
     values = np.concatenate([np.asarray(v) for v in values])
     values = values[:count].reshape(out_shape)
-    return values if isinstance(c, np.ndarray) else jax.device_put(values)
+    return like_input(values, c)
 
 
 def _check_real_output(out_dtype: np.dtype) -> None:

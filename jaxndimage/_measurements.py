@@ -69,7 +69,7 @@ import numpy as np
 
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import concrete_on_cpu, flat_bucket, nonzero_mask
+from jaxndimage._canvas import concrete_on_cpu, flat_bucket, like_input, nonzero_mask
 from jaxndimage._dispatch import (
     as_array,
     as_numpy,
@@ -1396,7 +1396,6 @@ def _run_statistic(plan: StatisticPlan, input: Any, labels: Any, index: Any,
     concrete CPU arrays on the points laid out flat in a buffer of a bucket
     length (:func:`_canvas.flat_bucket`), so that a new shape compiles
     nothing."""
-    on_host = isinstance(input, np.ndarray)
     if not (input.size and input.ndim and concrete_on_cpu(input)
             and (labels is None or concrete_on_cpu(labels))
             and not _is_traced(index)
@@ -1425,7 +1424,7 @@ def _run_statistic(plan: StatisticPlan, input: Any, labels: Any, index: Any,
     # Cut on the host: an eager JAX slice would compile per index length.
     result = jax.tree.map(lambda part: np.asarray(part)[:index.size].reshape(
         index.shape + part.shape[1:]), result)
-    return result if on_host else jax.device_put(result)
+    return jax.tree.map(lambda part: like_input(part, input), result)
 
 
 #: The shortest index array :func:`_run_statistic` passes to a bucketed kernel.
