@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import pathlib
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -87,6 +89,58 @@ def test_corrupt_entries_are_recompiled(cache_dir):
     again = _kernel(double)  # a fresh in-memory table
     np.testing.assert_array_equal(again(jnp.ones(3)), 2 * np.ones(3))
     assert _cache.stats["errors"] == errors + 1
+
+
+class _Touch:
+    """Unpickling this runs code: it creates the file ``path``."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (pathlib.Path.touch, (pathlib.Path(self.path),))
+
+
+def _replace_entry_by_code(cache_dir, marker):
+    def triple(a):
+        return a * 3
+
+    _kernel(triple)(jnp.ones(3))
+    (entry,) = cache_dir.iterdir()
+    entry.write_bytes(pickle.dumps(_Touch(marker)))
+    return triple, entry
+
+
+def test_a_directory_others_can_write_is_neither_read_nor_written(
+        cache_dir, tmp_path_factory):
+    # A cache directory that other users can write (a shared scratch disk)
+    # would let them run code in this user's process: an entry replaced by
+    # a pickle that runs a command ran it on the next call.
+    marker = tmp_path_factory.mktemp("marker") / "ran"
+    triple, entry = _replace_entry_by_code(cache_dir, marker)
+    cache_dir.chmod(0o777)
+    untrusted = _cache.stats["untrusted"]
+    compiled = _cache.stats["compiled"]
+    np.testing.assert_array_equal(_kernel(triple)(jnp.ones(3)), [3, 3, 3])
+    assert not marker.exists()
+    assert _cache.stats["compiled"] == compiled + 1
+    assert _cache.stats["untrusted"] >= untrusted + 1
+    assert entry.read_bytes() == pickle.dumps(_Touch(marker))  # not written
+    # The same directory, private again: the entry is read (and fails as a
+    # program), which shows that only the permissions kept it unread.
+    cache_dir.chmod(0o700)
+    _kernel(triple)(jnp.ones(3))
+    assert marker.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="giving a file to another user needs root")
+def test_an_entry_another_user_owns_is_not_read(cache_dir, tmp_path_factory):
+    marker = tmp_path_factory.mktemp("marker") / "ran"
+    triple, entry = _replace_entry_by_code(cache_dir, marker)
+    os.chown(entry, 65534, 65534)  # nobody
+    np.testing.assert_array_equal(_kernel(triple)(jnp.ones(3)), [3, 3, 3])
+    assert not marker.exists()
 
 
 def test_entries_are_keyed_by_the_program_not_its_name(cache_dir):
