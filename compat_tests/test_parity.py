@@ -143,6 +143,22 @@ CASES = {
         np.zeros((3, 3), np.uint8), np.eye(3, dtype=np.int16), output=np.int64),
     "watershed_ift output=object ignored": lambda m: m.watershed_ift(
         np.zeros((3, 3), np.uint8), np.eye(3, dtype=np.int32), output=object),
+    # numpy callables get numpy's result types, as SciPy calls them.
+    "vectorized_filter np.mean of bool": lambda m: m.vectorized_filter(BOOLS, np.mean, size=2),
+    "vectorized_filter mean of uint8 windows": lambda m: m.vectorized_filter(
+        WIDE.astype(np.uint8), lambda w, axis: w.mean(axis=axis), size=3),
+    "vectorized_filter np.var of int16, footprint": lambda m: m.vectorized_filter(
+        (IMAGE * 3).astype(np.int16), np.var, footprint=CROSS, mode="wrap"),
+    "vectorized_filter sqrt of bool windows": lambda m: m.vectorized_filter(
+        BOOLS, lambda w, axis: np.sqrt(w).sum(axis=axis), size=(2, 3)),
+    "vectorized_filter np.mean of 0-d bool": lambda m: m.vectorized_filter(
+        np.array(True), np.mean, size=()),
+    "vectorized_filter 0-d input, output array left alone": lambda m: m.vectorized_filter(
+        np.array(3), np.mean, size=(), output=np.zeros((), np.int8)),
+    "vectorized_filter empty input with axes": lambda m: m.vectorized_filter(
+        np.ones((0, 4)), np.mean, size=(3, 1), axes=(1, 0)),
+    "vectorized_filter output array of another shape": lambda m: m.vectorized_filter(
+        IMAGE, np.mean, size=2, output=np.zeros((4, 3))),
     "vectorized_filter valid window larger than input": lambda m: m.vectorized_filter(
         np.ones(3), np.mean, size=5, mode="valid"),
     # Where SciPy computes, compute.

@@ -172,6 +172,50 @@ def test_generic_filter(data):
         np.testing.assert_allclose(ours, theirs, atol=1)
 
 
+VECTORIZED_MODES = MODES + ["valid"]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_vectorized_filter(data):
+    # numpy callables of numpy windows, as SciPy calls them: numpy's result
+    # types (np.mean of bool or integer windows is float64), empty input
+    # returned as it is, an output array left alone there.
+    image = data.draw(images(dtypes=[np.bool_, np.uint8, np.int16, np.int64,
+                                     np.float32, np.float64],
+                             max_ndim=2, min_side=0))
+    kwargs, shape, axes = data.draw(windows(image))
+    mode = data.draw(st.sampled_from(VECTORIZED_MODES))
+    if mode != "valid":
+        kwargs["origin"] = data.draw(origins(shape))
+    function = data.draw(st.sampled_from([np.mean, np.sum, np.max, np.var]))
+    call = dict(kwargs, mode=mode, axes=axes)
+    try:
+        expected = ndi.vectorized_filter(image, function, **call)
+    except ValueError as error:  # a window larger than 'valid' input
+        with pytest.raises(type(error)):
+            jnd.vectorized_filter(image, function, **call)
+        return
+    theirs_out = ours_out = None
+    if data.draw(st.booleans()):  # an output array, of another dtype
+        dtype = data.draw(st.sampled_from([np.float32, np.float64,
+                                           np.int32]))
+        theirs_out = np.zeros(expected.shape, dtype)
+        ours_out = theirs_out.copy()
+        expected = ndi.vectorized_filter(image, function, **call,
+                                         output=theirs_out)
+    ours = jnd.vectorized_filter(image, function, **call, output=ours_out)
+    assert ours.dtype == expected.dtype
+    if ours_out is not None:
+        # SciPy returns a view of the array it wrote, jaxndimage the array.
+        written = np.shares_memory(expected, theirs_out)
+        assert (ours is ours_out) == written
+    tol = 1e-5 if np.float32 in (expected.dtype, ours.dtype) else 1e-12
+    np.testing.assert_allclose(ours, expected, rtol=tol, atol=tol)
+    if ours_out is not None:
+        np.testing.assert_allclose(ours_out, theirs_out, rtol=tol, atol=tol)
+
+
 @st.composite
 def non_finite(draw, image):
     """``image`` with NaN and infinities in up to three samples (in the

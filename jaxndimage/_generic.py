@@ -15,7 +15,10 @@ another library's array (it computes with dask or torch), the callable runs on t
 host exactly as SciPy runs it: ``generic_filter`` and ``generic_filter1d``
 through SciPy's own per-window C driver, ``vectorized_filter`` through numpy
 window views (or the caller's array type: a torch caller's callable gets
-torch views and is never traced).  So is a ``scipy.LowLevelCallable``.  That
+torch views and is never traced).  So is a ``scipy.LowLevelCallable``, and
+so is a ``vectorized_filter`` callable of bool or integer numpy input whose
+result type on numpy windows (numpy's type promotion, as in SciPy) is not
+its traced one (JAX's): this is tried on a corner of the input first.  That
 path is as slow as SciPy and needs concrete input (under ``jit`` it raises
 ``TypeError``).  Any other error the callable raises reaches the caller.
 The aborted trace has run the callable's Python code up to the failing
@@ -60,6 +63,7 @@ from jaxndimage._rank import (
     window_footprint,
 )
 from jaxndimage._support import (
+    OutputArray,
     check_axes,
     check_origin,
     is_low_level_callable,
@@ -596,8 +600,14 @@ def _window_views(padded, size: tuple[int, ...], mask: np.ndarray | None,
                   xp):
     """The window view of ``padded`` (an ``xp`` array: numpy or jax.numpy)
     over its last ``len(size)`` axes: ``out_shape + size``, or
-    ``out_shape + (mask.sum(),)`` with a mask."""
+    ``out_shape + (mask.sum(),)`` with a mask.  numpy's is SciPy's (a
+    strided view, masked by indexing), so that a reduction over it adds in
+    SciPy's order."""
     n = len(size)
+    if xp is np:
+        view = np.lib.stride_tricks.sliding_window_view(
+            padded, size, axis=tuple(range(padded.ndim - n, padded.ndim)))
+        return view if mask is None else view[..., mask]
     lead = padded.shape[:padded.ndim - n]
     core = tuple(p - s + 1 for p, s in zip(padded.shape[padded.ndim - n:],
                                            size))
@@ -642,27 +652,65 @@ def _vectorized_kernel(x: Array, cval: Any, *, function: _Bound,
 
 
 def _call_once(function: Callable, value: Array, **kwargs: Any) -> Array:
-    """``function(value, **kwargs)``, once: on the JAX array for numpy and
-    JAX callers, on the caller's array type for the others."""
-    if caller_namespace() is None:
+    """``function(value, **kwargs)``, once: on the JAX array for JAX
+    callers, on the caller's array type (numpy included) for the others,
+    as SciPy calls it."""
+    if isinstance(value, jax.Array):
         return jnp.asarray(function(value, **kwargs))
     host = as_caller_array(host_only(value, "vectorized_filter"))
     return jnp.asarray(as_numpy(function(host, **kwargs)))
 
 
+def _padded_numpy(x: np.ndarray, cval: Any, size, origins, mode: str,
+                  n_batch: int) -> np.ndarray:
+    """``x`` extended by ``mode`` (numpy's padding, as SciPy's)."""
+    if mode == "valid":
+        return x
+    borders = ((0, 0),) * n_batch + tuple(
+        (s // 2 + o, (s - 1) // 2 - o) for s, o in zip(size, origins))
+    kwargs = ({"constant_values": np.asarray(cval)[()]}
+              if mode == "constant" else {})
+    return np.pad(x, borders, mode=_NUMPY_PAD[mode], **kwargs)
+
+
 def _vectorized_numpy(x: np.ndarray, cval: Any, function, size, mask,
                       origins, mode: str, n_batch: int, rows: int):
-    if mode != "valid":
-        borders = ((0, 0),) * n_batch + tuple(
-            (s // 2 + o, (s - 1) // 2 - o) for s, o in zip(size, origins))
-        kwargs = ({"constant_values": np.asarray(cval)[()]}
-                  if mode == "constant" else {})
-        x = np.pad(x, borders, mode=_NUMPY_PAD[mode], **kwargs)
+    x = _padded_numpy(x, cval, size, origins, mode, n_batch)
     n = len(size)
     axis = -1 if mask is not None else tuple(range(-n, 0))
     return _apply_in_batches(
         x, size, mask, n_batch, rows,
         lambda v: as_numpy(function(as_caller_array(v), axis=axis)), np)
+
+
+def _traces_like_numpy(function: Callable, x: np.ndarray, cval: Any,
+                       plan: VectorizedPlan, mask: np.ndarray | None) -> bool:
+    """Whether ``function`` traced returns the dtype it returns on numpy
+    windows of ``x`` (axes moved last), as SciPy calls it.
+
+    numpy's and JAX's type promotion differ for bool and integer arrays
+    (``np.mean`` of uint8 windows is float64, traced float32; ``np.sqrt``
+    of bool is float16, traced float32), so for those the callable is
+    applied to the windows of a corner of ``x`` on the host, and traced on
+    them without values.  Elsewhere the two agree.
+    """
+    if x.dtype.kind not in "biu":
+        return True
+    corner = x[(slice(0, 1),) * plan.n_batch
+               + tuple(slice(0, s) for s in plan.size)]
+    padded = _padded_numpy(corner, cval, plan.size, plan.origins, plan.mode,
+                           plan.n_batch)
+    view = _window_views(padded, plan.size, mask, np)
+    axis = -1 if mask is not None else tuple(range(-len(plan.size), 0))
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            on_host = np.asarray(function(view, axis=axis)).dtype
+    except Exception:  # noqa: BLE001 (then it runs on the host, as in SciPy)
+        return False
+    call = _Bound(function, (), {}).bind(())
+    traced = _traced(lambda: jax.eval_shape(partial(call, axis=axis), view))
+    return getattr(traced, "dtype", None) == on_host
 
 
 @dataclasses.dataclass(frozen=True)
@@ -699,17 +747,20 @@ def _run_vectorized(plan: VectorizedPlan, input: Array, cval: Any) -> Array:
     function = _unkeyed(plan.function)
     mask = None if plan.pattern is None else plan.pattern.array
     working = tuple(range(-len(plan.size), 0))
+    on_host = isinstance(input, np.ndarray)
     input = jnp.moveaxis(to_jax(input), plan.axes, working)
-    if input.size == 0:  # SciPy returns empty input as it is
+    if input.size == 0:  # SciPy returns it as it is, with the axes moved
         result = input
     elif plan.rows is None:  # 0-d input, 0-d window
+        value = np.asarray(input) if on_host else input
         if mask is None:
-            result = _call_once(function, input, axis=())
+            result = _call_once(function, value, axis=())
         else:
             # SciPy masks twice here: input[mask][..., mask].
             count = int(mask)
-            value = jnp.broadcast_to(input, (count, count))
-            result = _call_once(function, value, axis=-1)
+            xp = np if on_host else jnp
+            result = _call_once(function, xp.broadcast_to(value, (count, count)),
+                                axis=-1)
     else:
         kernel = partial(_vectorized_kernel, function=_Bound(function, (), {}),
                          size=plan.size, pattern=plan.pattern,
@@ -719,23 +770,37 @@ def _run_vectorized(plan: VectorizedPlan, input: Array, cval: Any) -> Array:
             if not jnp.iscomplexobj(cval) or jnp.iscomplexobj(input) \
             else jnp.asarray(cval)
         result = None
-        if caller_namespace() is None:  # the module docstring's rule
-            result = _traced(partial(kernel, input, cval))
+        if caller_namespace() is None and (not on_host or _traces_like_numpy(
+                function, np.asarray(input), np.asarray(cval), plan, mask)):
+            result = _traced(partial(kernel, input, cval))  # the module rule
         if result is None:
             values = host_only(input, "vectorized_filter")
             result = jnp.asarray(_vectorized_numpy(
                 values, np.asarray(cval), function, plan.size, mask,
                 plan.origins, plan.mode, plan.n_batch, plan.rows))
-    result = (jnp.moveaxis(result, working, plan.axes) if result.ndim
-              else result)
+    if result.ndim and input.size:  # SciPy returns empty input unmoved
+        result = jnp.moveaxis(result, working, plan.axes)
     if plan.output is not None:
+        if (isinstance(plan.output, OutputArray)
+                and tuple(plan.output.shape) != result.shape):
+            # SciPy assigns the result to the array, as numpy does.
+            raise ValueError(f"output: could not broadcast the result of "
+                             f"shape {result.shape} into shape "
+                             f"{tuple(plan.output.shape)}")
         out = output_dtype(plan.output, result.dtype, shape=result.shape)
         result = cast_like_c(result, out)
     return result
 
 
+def _keeps_output(input: Any) -> bool:
+    """SciPy's `vectorized_filter` returns empty and 0-d input as it
+    computes it, without looking at an ``output=`` array."""
+    return np.size(input) == 0 or np.ndim(input) == 0
+
+
 @docfiller
-@ndimage_function("input", "footprint", reject_float16=False, planned=True)
+@ndimage_function("input", "footprint", reject_float16=False, planned=True,
+                  keeps_output=_keeps_output)
 def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
                       footprint: Any = None, output: Any = None,
                       mode: str = "reflect", cval: Any = None,
@@ -755,15 +820,22 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
         A reduction with an ``axis`` keyword, such as ``jnp.mean`` or
         ``np.std``. For numpy and JAX input it is traced once, as one
         jitted program; if it needs concrete values it runs on numpy views,
-        as SciPy does. For other array types it gets views of that type.
+        as SciPy does, and so it does for bool and integer numpy input
+        where its result type on numpy views is not its traced one
+        (``np.mean`` of uint8 windows is float64). For other array types
+        it gets views of that type.
     size : int or tuple of int, optional
         Window shape, one entry per axis in `axes`.
     footprint : array_like of bool, optional
         The window as a boolean mask. Exactly one of `size` and `footprint`
         must be given.
     output : array or dtype, optional
-        dtype of the result, or (for non-JAX input) an array to write into.
-        Default: the dtype `function` returns.
+        dtype of the result, or (for non-JAX input) an array to write into,
+        which is returned. Default: the dtype `function` returns. As in
+        SciPy, empty and 0-d input are returned as computed, and an output
+        array is then left as it is. Deliberate differences (listed in
+        the README): SciPy 1.17 takes only an array, raising for a dtype,
+        and returns a view of it.
     mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap', \
 'grid-mirror', 'grid-constant', 'grid-wrap', 'valid'}, optional
         How `input` is extended past its edges; 'valid' does not extend it
@@ -873,6 +945,8 @@ def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
             p - s + 1 for p, s in zip(padded_shape[n_batch:], size)) + size
         rows = _rows_per_batch(view_shape, input.dtype.itemsize,
                                batch_memory)
+    if isinstance(output, OutputArray) and _keeps_output(input):
+        output = None
     plan = VectorizedPlan(input.ndim, _keyed(function), axes, size,
                           None if mask is None else Pattern.of(mask), origin,
                           mode, n_batch, rows, output)

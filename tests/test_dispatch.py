@@ -236,3 +236,50 @@ def test_any_stride_of_a_length_one_axis_is_accepted():
         np.testing.assert_array_equal(
             jn.grey_closing(x, size=(3, 1, 3)),
             sp.grey_closing(base, size=(3, 1, 3)))
+
+
+EMPTY = np.zeros((0, 3))
+EMPTY_BOOL = np.zeros((0, 3), bool)
+
+
+@pytest.mark.parametrize("name, args, kwargs, dtype", [
+    ("correlate", (EMPTY, np.ones((3, 3))), {}, np.float64),
+    ("gaussian_filter", (EMPTY, 1.0), {}, np.float32),
+    ("gaussian_gradient_magnitude", (EMPTY, 1.0), {}, np.float64),
+    ("uniform_filter1d", (EMPTY, 3), {}, np.float64),
+    ("sobel", (EMPTY,), {}, np.int16),
+    ("median_filter", (EMPTY, 3), {}, np.float64),
+    ("rank_filter", (EMPTY, 1, 3), {}, np.float64),
+    ("generic_filter", (EMPTY, np.mean, 3), {}, np.float64),
+    ("vectorized_filter", (EMPTY, np.mean), {"size": 3}, np.float64),
+    ("vectorized_filter", (EMPTY, jnp.max), {"size": (1, 2), "axes": (1, 0)},
+     np.int32),
+    ("fourier_gaussian", (EMPTY, 1.0), {}, np.float64),
+    ("fourier_ellipsoid", (EMPTY, 1.0), {}, np.float32),
+    ("fourier_shift", (EMPTY, 1.0), {}, np.complex128),
+    ("spline_filter", (EMPTY,), {}, np.float64),
+    ("zoom", (EMPTY, 1.0), {}, np.float64),
+    ("shift", (EMPTY, 1.0), {}, np.float64),
+    ("map_coordinates", (EMPTY, np.zeros((2, 0, 3))), {}, np.float64),
+    ("binary_erosion", (EMPTY_BOOL,), {}, bool),
+    ("binary_fill_holes", (EMPTY_BOOL,), {}, bool),
+    ("binary_propagation", (EMPTY_BOOL,), {}, bool),
+    ("grey_closing", (EMPTY,), {"size": 3}, np.float64),
+    ("white_tophat", (EMPTY,), {"size": 3}, np.float64),
+    ("label", (EMPTY_BOOL,), {}, np.int32),
+    ("watershed_ift", (np.zeros((0, 3), np.uint8), np.zeros((0, 3), np.int32)),
+     {}, np.int32),
+])
+def test_empty_input_with_an_output_array_returns_what_scipy_returns(
+        name, args, kwargs, dtype):
+    # SciPy returns the output array, None, a count (label) or, for
+    # vectorized_filter, the input as it is and the array untouched.
+    expected_output = np.full(EMPTY.shape, 7, dtype)
+    got_output = expected_output.copy()
+    expected = getattr(sp, name)(*args, **kwargs, output=expected_output)
+    got = getattr(jn, name)(*args, **kwargs, output=got_output)
+    assert (got is got_output) == (expected is expected_output)
+    assert type(got) is type(expected)
+    if isinstance(expected, np.ndarray) and expected is not expected_output:
+        assert got.dtype == expected.dtype
+        assert got.shape == expected.shape
