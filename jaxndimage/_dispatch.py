@@ -36,16 +36,15 @@ from typing import Any, TypeVar
 import jax
 import numpy as np
 
-from jaxndimage import _distributed
+from jaxndimage import _distributed, devices
 from jaxndimage._cache import KernelRefused, checking_arguments
-from jaxndimage._casting import scipy_arithmetic
+from jaxndimage._casting import float32_arithmetic, scipy_arithmetic
 from jaxndimage._docstrings import docfiller
 from jaxndimage._plans import plan_of, run
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
 
 __all__ = ["as_array", "as_caller_array", "as_numpy", "caller_namespace",
            "computing_on", "family_member", "from_jax", "host_array",
-           "host_device",
            "host_only", "is_jax_array",
            "ndimage_function", "nonempty", "to_jax"]
 
@@ -314,11 +313,40 @@ def _to_namespace(result: np.ndarray, namespace) -> Any:
         return namespace.asarray(result)
 
 
-@functools.cache
-def host_device() -> jax.Device:
-    """The device host arrays compute on: the host's CPU, whatever
-    accelerators JAX sees (DESIGN.md, "Devices")."""
-    return jax.devices("cpu")[0]
+def _sent_to(array: np.ndarray, device: jax.Device) -> jax.Array:
+    """A host array on ``device``, in the dtype it computes in there
+    (`jaxndimage.devices.narrowed`)."""
+    dtype = devices.narrowed(array.dtype, device)
+    return jax.device_put(array.astype(dtype, copy=False), device)
+
+
+def _narrowed_request(request: Any, device: jax.Device) -> Any:
+    """An ``output=`` request for a call on ``device``: a 64-bit floating
+    dtype the device cannot compute as its 32-bit counterpart (the caller
+    gets the dtype it asked for on the host)."""
+    if isinstance(request, OutputArray):
+        return request._replace(dtype=devices.narrowed(request.dtype, device))
+    if request is None:
+        return None
+    try:
+        return devices.narrowed(np.dtype(request), device)
+    except TypeError:
+        return request
+
+
+def _brought_back(value: Any, widen: bool, wanted: Any) -> Any:
+    """A result of a call on an accelerator as a host value: in the dtype
+    asked for with ``output=`` (``wanted``, a dtype), else widened to the
+    dtype SciPy returns for the input before it was narrowed."""
+    if not isinstance(value, jax.Array | np.ndarray | np.generic):
+        return value
+    host = np.asarray(value)
+    if wanted is not None and not isinstance(wanted, OutputArray):
+        try:
+            return host.astype(np.dtype(wanted), copy=False)
+        except TypeError:
+            pass
+    return devices.widened(host) if widen else host
 
 
 def _array_device(values: Any) -> jax.Device | None:
@@ -352,7 +380,8 @@ def ndimage_function(*array_params: str,
                      planned: bool = False,
                      none_for_output_array: bool = False,
                      keeps_output: Callable[[Any], bool] | None = None,
-                     keeps_byte_order: bool = False
+                     keeps_byte_order: bool = False,
+                     complex_arithmetic: bool = False
                      ) -> Callable[[F], F]:
     """Decorate a JAX implementation into a drop-in ``scipy.ndimage`` function.
 
@@ -384,6 +413,11 @@ def ndimage_function(*array_params: str,
         Without ``output=``, give a result of the input's dtype the input's
         byte order (SciPy's Fourier filters allocate ``input.dtype``; the
         others allocate its native form).
+    complex_arithmetic : bool, optional
+        The function computes in complex numbers: a float64 JAX array on a
+        device without native 64-bit floats is refused (see
+        :func:`jaxndimage.devices.check_dtypes`), as complex128 arrays
+        are for every function.
 
     Examples
     --------
@@ -421,6 +455,7 @@ def ndimage_function(*array_params: str,
                         "output: JAX arrays are immutable, so an output array "
                         "cannot be written in place; pass a dtype instead "
                         "(output=jnp.float32) and use the returned array")
+                devices.check_dtypes(impl.__name__, given, complex_arithmetic)
                 sharded = _distributed.explicit_sharding(list(given.values()))
                 if sharded is None:
                     with computing_on(_array_device(given.values())):
@@ -430,14 +465,29 @@ def ndimage_function(*array_params: str,
 
             namespace = _namespace_of(given)
             on_device = not all(_on_host(value) for value in given.values())
-            # Host arrays compute on the host's CPU; arrays in accelerator
-            # memory on their own device.
-            with (jax.enable_x64(True), _calling_from(namespace),
-                  scipy_arithmetic(),
-                  computing_on(None if on_device else host_device())):
+            # Host arrays compute on the host's CPU in SciPy's arithmetic,
+            # or on the device that jaxndimage.devices accelerates them on,
+            # in its arithmetic; arrays in accelerator memory compute on
+            # their own device.
+            accelerator = None if on_device else devices.accelerator()
+            narrowing = accelerator is not None and not \
+                devices.NATIVE_64_BITS.get(accelerator.platform, False)
+            arithmetic = (scipy_arithmetic() if accelerator is None
+                          else float32_arithmetic() if narrowing
+                          else contextlib.nullcontext())
+            where = accelerator or (None if on_device
+                                    else devices.host_device())
+            with (jax.enable_x64(True), _calling_from(namespace), arithmetic,
+                  computing_on(where)):
+                narrowed = set()  # names of inputs sent in a narrower dtype
                 for name, value in given.items():
                     if not _on_host(value):
                         value = _from_device(value)
+                    elif accelerator is not None:
+                        host = host_array(value)
+                        value = _sent_to(host, accelerator)
+                        if value.dtype != host.dtype:
+                            narrowed.add(name)
                     elif on_device:  # beside accelerator arrays: to JAX
                         value = to_jax(value)
                     else:
@@ -445,8 +495,12 @@ def ndimage_function(*array_params: str,
                     arguments[name] = value
                 borrowed = tuple(arguments[name] for name in given
                                  if isinstance(arguments[name], np.ndarray))
+                wanted = None
                 if has_output and "output" in arguments:
-                    arguments["output"] = _output_request(output, namespace)
+                    wanted = _output_request(output, namespace)
+                    arguments["output"] = (wanted if accelerator is None else
+                                           _narrowed_request(wanted,
+                                                             accelerator))
                 if ("input" in given and arguments["input"].dtype == np.float16
                         and (reject_float16 is True or (
                             callable(reject_float16)
@@ -463,6 +517,12 @@ def ndimage_function(*array_params: str,
                     raise RuntimeError(
                         "input: array type dtype('float16') not supported")
                 result = run(impl(**arguments))
+                if accelerator is not None:
+                    # SciPy's results follow the input's dtype, not that of
+                    # weights or labels.
+                    widen = array_params[0] in narrowed
+                    result = jax.tree.map(
+                        lambda a: _brought_back(a, widen, wanted), result)
                 if on_device and namespace is not None:
                     result = jax.tree.map(
                         lambda a: _to_device(to_jax(a), borrowed, namespace),

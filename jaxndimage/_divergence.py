@@ -24,9 +24,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxndimage._dispatch import computing_on, host_device, is_jax_array
+from jaxndimage._dispatch import computing_on, is_jax_array
 from jaxndimage._docstrings import docfiller
 from jaxndimage._plans import Plan, Planned
+from jaxndimage.devices import host_device
 
 __all__ = ["divergence", "value_and_divergence"]
 

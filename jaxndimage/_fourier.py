@@ -328,7 +328,8 @@ def _plan_fourier(input: ArrayLike, parameter: Any, n: Any, axis: int,
 
 
 @docfiller
-@ndimage_function("input", keeps_byte_order=True, planned=True)
+@ndimage_function("input", keeps_byte_order=True, planned=True,
+                  complex_arithmetic=True)
 def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
                      axis: int = -1, output: Any = None) -> Array:
     """Multidimensional Gaussian filter in the Fourier domain.
@@ -361,7 +362,8 @@ def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
 
 
 @docfiller
-@ndimage_function("input", keeps_byte_order=True, planned=True)
+@ndimage_function("input", keeps_byte_order=True, planned=True,
+                  complex_arithmetic=True)
 def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
                     axis: int = -1, output: Any = None) -> Array:
     """Multidimensional uniform filter in the Fourier domain.
@@ -389,7 +391,8 @@ def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
 
 
 @docfiller
-@ndimage_function("input", keeps_byte_order=True, planned=True)
+@ndimage_function("input", keeps_byte_order=True, planned=True,
+                  complex_arithmetic=True)
 def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
                       axis: int = -1, output: Any = None) -> Array:
     """Ellipsoidal box filter in the Fourier domain (1-D to 3-D).
@@ -430,7 +433,8 @@ def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
 
 @docfiller
 @ndimage_function("input", reject_float16=nonempty,
-                  keeps_byte_order=True, planned=True)
+                  keeps_byte_order=True, planned=True,
+                  complex_arithmetic=True)
 def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
                   output: Any = None) -> Array:
     """Shift in the Fourier domain.

@@ -1,21 +1,24 @@
-"""``python -m jaxndimage run [--report] SCRIPT [ARGS...]``.
+"""``python -m jaxndimage run [--report] [--device NAME] SCRIPT [ARGS...]``.
 
 Runs an unmodified script as ``python SCRIPT ARGS...`` would (same
 ``sys.argv``, ``__name__ == "__main__"``, the script's folder first on
 ``sys.path``), with ``scipy.ndimage`` routed to jaxndimage
 (:func:`jaxndimage.scipy_backend.patched`).  With ``--report`` it prints,
 on stderr after the script ends, which SciPy functions were routed and how
-many times.
+many times.  With ``--device NAME`` (``tpu``, ``gpu``, ``default``) the
+script's host arrays compute on that device
+(:func:`jaxndimage.devices.accelerated`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import runpy
 import sys
 
-from jaxndimage import scipy_backend
+from jaxndimage import devices, scipy_backend
 
 __all__ = ["main"]
 
@@ -28,6 +31,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--report", action="store_true",
                         help="print which scipy.ndimage calls went to "
                              "jaxndimage, and how many")
+    parser.add_argument("--device", metavar="NAME",
+                        help="compute the script's host arrays on this "
+                             "device (tpu, gpu, default); by default they "
+                             "compute on the host's CPU, as in SciPy")
     parser.add_argument("script", help="path of the script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER,
                         help="arguments passed on to the script")
@@ -73,13 +80,18 @@ def main(argv: list[str]) -> int:
     0
     """
     options = _parser().parse_args(argv)
+    try:
+        device = (contextlib.nullcontext() if options.device is None
+                  else devices.accelerated(devices.resolve(options.device)))
+    except ValueError as error:
+        _parser().error(str(error))
     script = options.script
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [script, *options.args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     code = 0
     try:
-        with scipy_backend.patched() as calls:
+        with device, scipy_backend.patched() as calls:
             try:
                 runpy.run_path(script, run_name="__main__")
             except SystemExit as stop:

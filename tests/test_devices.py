@@ -1,6 +1,7 @@
 """Devices: host arrays compute on the host's CPU whatever JAX's default
-device is; JAX arrays compute on their own device and their results stay
-there; programs are compiled, and kept, per device.
+device is, or on the device the acceleration switch names; JAX arrays
+compute on their own device and their results stay there; programs are
+compiled, and kept, per device; a dtype a device cannot compute is refused.
 
 The check runs in a subprocess (tests/_devices_check.py) with two forced
 CPU devices, the second made JAX's default: on one machine this stands in
@@ -15,6 +16,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+import jaxndimage as jn
+from jaxndimage import devices
+
 CHECK = Path(__file__).with_name("_devices_check.py")
 
 
@@ -24,3 +34,125 @@ def test_host_and_device_arrays_compute_where_they_live():
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.strip().splitlines()[-1].startswith("ok ")
+
+
+# --------------------------------------------------------------------------
+# The acceleration switch (jaxndimage.devices), on the CPU: the TPU's
+# arithmetic is the CPU's with NATIVE_64_BITS["cpu"] set to False.
+# --------------------------------------------------------------------------
+
+IMAGE = np.random.default_rng(3).random((40, 33))
+
+
+@pytest.fixture
+def like_a_tpu(monkeypatch):
+    """The host's CPU as a device without native 64-bit floats."""
+    monkeypatch.setitem(devices.NATIVE_64_BITS, "cpu", False)
+    return devices.host_device()
+
+
+def _close(got, expected, rtol=2e-6):
+    assert type(got) is type(expected)
+    assert got.dtype == expected.dtype
+    scale = max(float(np.abs(expected).max()), 1.0)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=rtol * scale)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8])
+def test_switch_computes_in_float32_and_returns_scipys_dtype(like_a_tpu,
+                                                              dtype):
+    image = (IMAGE * 200).astype(dtype)
+    with devices.accelerated(like_a_tpu) as device:
+        assert device == like_a_tpu
+        got = jn.gaussian_filter(image, 2.0)
+        edt = jn.distance_transform_edt(image > 50)
+    expected = ndi.gaussian_filter(image, 2.0)
+    if dtype == np.uint8:  # float32 arithmetic may round a .5 the other way
+        assert got.dtype == expected.dtype
+        assert np.abs(got.astype(int) - expected).max() <= 1
+    else:
+        _close(got, expected)
+    _close(edt, ndi.distance_transform_edt(image > 50))
+    if dtype == np.float64:  # computed in float32: not SciPy's bits
+        assert not np.array_equal(got, expected)
+
+
+def test_switch_keeps_complex_results_complex128(like_a_tpu):
+    image = IMAGE + 1j * IMAGE[::-1]
+    with devices.accelerated(like_a_tpu):
+        got = jn.fourier_gaussian(np.fft.fft2(image), 1.5)
+        shifted = jn.fourier_shift(np.fft.fft2(IMAGE), (1.5, -2.0))
+    _close(got, ndi.fourier_gaussian(np.fft.fft2(image), 1.5), 1e-5)
+    _close(shifted, ndi.fourier_shift(np.fft.fft2(IMAGE), (1.5, -2.0)), 1e-5)
+
+
+def test_switch_honours_output_requests(like_a_tpu):
+    image = IMAGE.astype(np.float32)
+    out = np.zeros(image.shape, np.float64)
+    with devices.accelerated(like_a_tpu):
+        as_dtype = jn.uniform_filter(image, 3, output=np.float64)
+        into = jn.uniform_filter(IMAGE, 3, output=out)
+        narrow = jn.uniform_filter(IMAGE, 3, output=np.float32)
+    _close(as_dtype, ndi.uniform_filter(image, 3, output=np.float64))
+    assert into is out
+    _close(out, ndi.uniform_filter(IMAGE, 3))
+    _close(narrow, ndi.uniform_filter(IMAGE, 3, output=np.float32))
+
+
+def test_switch_measurements_and_labels(like_a_tpu):
+    labels, count = ndi.label(IMAGE > 0.6)
+    index = np.arange(1, count + 1)
+    with devices.accelerated(like_a_tpu):
+        got_labels, got_count = jn.label(IMAGE > 0.6)
+        means = jn.mean(IMAGE, labels, index)
+        centres = jn.center_of_mass(IMAGE, labels, index)
+    np.testing.assert_array_equal(got_labels, labels)
+    assert got_count == count
+    _close(means, ndi.mean(IMAGE, labels, index))
+    np.testing.assert_allclose(centres, ndi.center_of_mass(IMAGE, labels,
+                                                           index), rtol=1e-5)
+
+
+def test_set_device_lasts_until_unset_and_a_block_takes_precedence():
+    assert devices.accelerator() is None
+    try:
+        assert devices.set_device("cpu") == devices.host_device()
+        assert devices.accelerator() == devices.host_device()
+        with devices.accelerated("cpu"):
+            assert devices.accelerator() == devices.host_device()
+    finally:
+        devices.set_device(None)
+    assert devices.accelerator() is None
+
+
+def test_unknown_devices_are_refused_by_name():
+    with pytest.raises(ValueError, match="device: JAX has no 'nodevice'"):
+        devices.set_device("nodevice")
+    with pytest.raises(TypeError, match="device"):
+        devices.set_device(3)
+
+
+def test_run_device_option(tmp_path, capsys):
+    from jaxndimage import _runner
+
+    script = tmp_path / "where.py"
+    script.write_text("from jaxndimage import devices\n"
+                      "print(devices.accelerator().platform)\n")
+    assert _runner.main(["--device", "cpu", str(script)]) == 0
+    assert capsys.readouterr().out.strip() == "cpu"
+    assert devices.accelerator() is None
+
+
+def test_jax_arrays_of_dtypes_a_device_cannot_compute_are_refused(
+        like_a_tpu):
+    with jax.enable_x64(True):
+        spectrum = jnp.asarray(np.fft.fft2(IMAGE))  # complex128
+        with pytest.raises(TypeError, match="input of dtype complex128 "
+                                            "cannot be computed on cpu"):
+            jn.fourier_gaussian(spectrum, 1.5)
+        with pytest.raises(TypeError, match="complex128"):
+            jn.gaussian_filter(spectrum, 1.5)
+        wide = jnp.asarray(IMAGE)  # float64: refused where it would be
+        with pytest.raises(TypeError, match="float64"):  # made complex
+            jn.fourier_shift(wide, 1.0)
+        assert jn.gaussian_filter(wide, 1.5).dtype == jnp.float64

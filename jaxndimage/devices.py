@@ -1,0 +1,171 @@
+"""Where jaxndimage computes: the one switch that accelerates host arrays.
+
+JAX arrays compute on their own device, and their results stay there.
+Host arrays (numpy, and other arrays in host memory) compute on the host's
+CPU by default, in SciPy's arithmetic, whatever accelerators JAX sees: a
+numpy user gets SciPy's bits on a laptop and on a TPU machine alike.
+
+Acceleration of host arrays is explicit::
+
+    from jaxndimage import devices
+
+    with devices.accelerated("tpu"):        # this block
+        smooth = ndimage.gaussian_filter(image, 2.0)
+
+    devices.set_device("tpu")               # the rest of the process
+    devices.set_device(None)                # back to the host's CPU
+
+or ``python -m jaxndimage run --device tpu SCRIPT``.  Under it, host input
+goes to the device and computes in the precision the device is fast at:
+float32 and complex64 where the device has no native float64 (a TPU
+emulates it, and cannot convert complex64 to complex128 at all), the
+input's own precision where it has (a CPU or GPU).  Results come back as
+the caller's array type, in the dtype SciPy returns, within the tolerance
+the README states for float32.
+
+The device's dtype limits are one table, `NATIVE_64_BITS`; a JAX array of a
+dtype its device cannot compute is refused with a TypeError before
+anything compiles (:func:`check_dtypes`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+import jax
+import numpy as np
+
+__all__ = ["accelerated", "accelerator", "host_device", "resolve",
+           "set_device"]
+
+#: Whether a platform computes float64 and complex128 natively.  Where it
+#: does not (a TPU), host input computes in float32 and complex64 under
+#: the switch, and JAX arrays of complex128 (or float64, for functions
+#: that compute in complex numbers) are refused.
+NATIVE_64_BITS: dict[str, bool] = {"cpu": True, "gpu": True, "cuda": True,
+                                   "rocm": True, "tpu": False}
+
+_ACCELERATOR: contextvars.ContextVar[jax.Device | None] = \
+    contextvars.ContextVar("jaxndimage_accelerator", default=None)
+_PROCESS_ACCELERATOR: list[jax.Device | None] = [None]
+
+
+@functools.cache
+def host_device() -> jax.Device:
+    """The device host arrays compute on by default: the host's first CPU
+    device."""
+    return jax.devices("cpu")[0]
+
+
+def resolve(device: Any) -> jax.Device | None:
+    """A device from a device, a platform name ("tpu", "gpu", "cpu") or
+    "default" (JAX's default device); None stays None."""
+    if device is None or isinstance(device, jax.Device):
+        return device
+    if not isinstance(device, str):
+        raise TypeError(f"device: expected a jax.Device, a platform name or "
+                        f"None, got {type(device).__name__}")
+    try:
+        return jax.devices()[0] if device == "default" else jax.devices(
+            device)[0]
+    except RuntimeError as error:
+        raise ValueError(f"device: JAX has no {device!r} device here "
+                         f"({error})") from None
+
+
+def accelerator() -> jax.Device | None:
+    """The device host arrays are sent to (None: they compute on the host,
+    in SciPy's arithmetic)."""
+    device = _ACCELERATOR.get()
+    return device if device is not None else _PROCESS_ACCELERATOR[0]
+
+
+@contextlib.contextmanager
+def accelerated(device: Any = "default") -> Iterator[jax.Device]:
+    """Compute host arrays on ``device`` within the block.
+
+    Parameters
+    ----------
+    device : jax.Device or str, optional
+        A device, a platform name (``"tpu"``, ``"gpu"``), or ``"default"``
+        for JAX's default device.
+
+    Yields
+    ------
+    jax.Device
+        The device host input computes on.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage as ndimage
+    >>> from jaxndimage import devices
+    >>> with devices.accelerated("cpu") as device:
+    ...     out = ndimage.uniform_filter(np.arange(5.0), 3)
+    >>> device.platform, out.dtype
+    ('cpu', dtype('float64'))
+    """
+    chosen = resolve(device)
+    token = _ACCELERATOR.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _ACCELERATOR.reset(token)
+
+
+def set_device(device: Any) -> jax.Device | None:
+    """Compute host arrays on ``device`` for the rest of the process, or on
+    the host's CPU again with ``None``.  Returns the device.
+
+    A block of :func:`accelerated` takes precedence within it.
+    """
+    _PROCESS_ACCELERATOR[0] = resolve(device)
+    return _PROCESS_ACCELERATOR[0]
+
+
+def narrowed(dtype: np.dtype, device: jax.Device) -> np.dtype:
+    """``dtype`` as host input computes in on ``device``: float64 and
+    complex128 as float32 and complex64 where the device has no native
+    64-bit floats."""
+    dtype = np.dtype(dtype)
+    if NATIVE_64_BITS.get(device.platform, False) or dtype.itemsize < 8 \
+            or dtype.kind not in "fc":
+        return dtype
+    return np.dtype(np.float32 if dtype.kind == "f" else np.complex64)
+
+
+def widened(array: np.ndarray) -> np.ndarray:
+    """A result computed from narrowed input in the dtype SciPy returns for
+    the wide input: float32 as float64, complex64 as complex128."""
+    wide = {np.dtype(np.float32): np.float64,
+            np.dtype(np.complex64): np.complex128}.get(array.dtype)
+    return array if wide is None else array.astype(wide)
+
+
+def check_dtypes(name: str, arrays: dict[str, Any],
+                 complex_arithmetic: bool = False) -> None:
+    """Refuse JAX arrays of a dtype their device cannot compute, before
+    anything compiles: complex128 on a device without native 64-bit
+    floats, and float64 there for a function that computes in complex
+    numbers (``complex_arithmetic``; it would convert to complex128, which
+    a TPU's compiler aborts the process on)."""
+    for argument, value in arrays.items():
+        if not isinstance(value, jax.Array) or isinstance(value,
+                                                          jax.core.Tracer):
+            continue
+        dtype = np.dtype(value.dtype)
+        refused = dtype == np.complex128 or (complex_arithmetic
+                                             and dtype == np.float64)
+        if not refused:
+            continue
+        for device in value.devices():
+            if not NATIVE_64_BITS.get(device.platform, False):
+                raise TypeError(
+                    f"{name}: {argument} of dtype {dtype} cannot be computed "
+                    f"on {device.platform} ({device.device_kind}), which has "
+                    f"no native 64-bit floats; pass "
+                    f"{narrowed(dtype, device)} or an array on the CPU")
