@@ -123,7 +123,7 @@ def _bessel_j1(x: Array) -> Array:
     q = _polynomial(z, _J1_QP) / _polynomial(z, _J1_QQ, monic=True)
     phase = far - 0.75 * np.pi
     large = ((p * jnp.cos(phase) - w * q * jnp.sin(phase))
-             * np.sqrt(2.0 / np.pi) / jnp.sqrt(far))
+             * float(np.sqrt(2.0 / np.pi)) / jnp.sqrt(far))
     return jnp.where(x <= 5.0, small, large)
 
 
@@ -180,7 +180,9 @@ def _fourier_filter(x: Array, parameters: Array, *, kind: str, n: int,
                 series = 1.0 - r2 / 10.0 * (1.0 - r2 / 28.0 * (
                     1.0 - r2 / 54.0 * (1.0 - r2 / 88.0)))
                 factor = jnp.where(radius < 0.5, series, value)
-    return _multiply(x, factor, dtype, out_dtype)
+    # In ``dtype``, whatever a constant promoted it to: a float32 part
+    # times a float64 factor is complex128, which a TPU cannot form.
+    return _multiply(x, factor.astype(dtype), dtype, out_dtype)
 
 
 @cached_jit(static_argnames=("n", "axis", "dtype", "out_dtype"))

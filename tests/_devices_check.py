@@ -7,8 +7,9 @@ table of programs keys them by device.  Prints one line per failure and
 import os
 import sys
 
-os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
-                           + " --xla_force_host_platform_device_count=2")
+if __name__ == "__main__":  # not when pytest imports it for doctests
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
+                               + " --xla_force_host_platform_device_count=2")
 
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
@@ -16,8 +17,6 @@ import scipy.ndimage as ndi  # noqa: E402
 
 import jaxndimage as jn  # noqa: E402
 from jaxndimage import _cache  # noqa: E402
-
-FIRST, SECOND = jax.devices("cpu")[:2]
 
 # One function per kind of kernel: a canvas kernel, a points kernel, a
 # cached per-shape kernel, a flat statistic and an eager composition.
@@ -41,18 +40,19 @@ def programs() -> set:
 
 
 def main() -> int:
+    first, second = jax.devices("cpu")[:2]
     failures, checked = [], 0
-    jax.config.update("jax_default_device", SECOND)
+    jax.config.update("jax_default_device", second)
     image = np.random.default_rng(0).random((12, 10))
     for name, call in CALLS.items():
         before = programs()
         expected = call(image)  # numpy in: on the host's first CPU
         checked += 1
         compiled_for = {key[-1] for _, key in programs() - before}
-        if compiled_for - {FIRST}:
+        if compiled_for - {first}:
             failures.append(f"{name}: numpy input compiled for "
                             f"{compiled_for}")
-        for device in (FIRST, SECOND):
+        for device in (first, second):
             got = call(jax.device_put(image, device))
             checked += 1
             where = {d for leaf in jax.tree.leaves(got)
@@ -64,7 +64,7 @@ def main() -> int:
                 if not np.allclose(np.asarray(g), np.asarray(e), rtol=1e-5):
                     failures.append(f"{name} on {device}: values differ")
     checked += 1
-    if SECOND not in {key[-1] for _, key in programs()}:
+    if second not in {key[-1] for _, key in programs()}:
         failures.append("no program was compiled for the second device")
     checked += 1
     if not np.array_equal(jn.gaussian_filter(image, 1.5),

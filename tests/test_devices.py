@@ -156,3 +156,32 @@ def test_jax_arrays_of_dtypes_a_device_cannot_compute_are_refused(
         with pytest.raises(TypeError, match="float64"):  # made complex
             jn.fourier_shift(wide, 1.0)
         assert jn.gaussian_filter(wide, 1.5).dtype == jnp.float64
+
+
+def test_switch_forms_no_complex128_on_a_device_without_it(like_a_tpu):
+    # A TPU's compiler aborts the process on a conversion to complex128.
+    # Under the switch every input is at most 32 bits wide there, so no
+    # program may form complex128 (from a float64 constant, say).
+    import gc
+
+    from jaxndimage import _cache
+    from jaxndimage._catalogue import CALLS, inputs
+
+    caches = [cache for cache in gc.get_objects()
+              if isinstance(cache, _cache.KernelCache)]
+    kept = [dict(cache.memory) for cache in caches]
+    for cache in caches:  # every program the calls run is compiled anew
+        cache.memory.clear()
+    try:
+        arrays = inputs(32)
+        with devices.accelerated(like_a_tpu):
+            for call in CALLS.values():
+                call.run(jn, *(arrays[k] for k in call.takes))
+        formed = [key for cache in gc.get_objects()
+                  if isinstance(cache, _cache.KernelCache)
+                  for key, program in cache.memory.items()
+                  if "c128" in program.as_text()]
+    finally:
+        for cache, memory in zip(caches, kept):
+            cache.memory.update(memory)
+    assert not formed

@@ -1,0 +1,82 @@
+"""Every public function on the device JAX has: host arrays by default, host
+arrays under the acceleration switch, and JAX arrays on the device.
+
+On a CPU (CI) the device is the CPU.  On an accelerator this is the
+accelerator test lane (README, "On a GPU or TPU"):
+
+* numpy input with default settings computes on the host's CPU and equals
+  SciPy, dtype included (bit for bit but for the last-bit rounding of a
+  few spline and interpolation results);
+* numpy input under ``devices.accelerated()`` computes on the default
+  device and comes back in SciPy's dtype, within `TOLERANCE` of SciPy
+  (scaled by the result's largest magnitude, at least 1);
+* float32 JAX arrays on the default device compute there, leave their
+  results there, and agree within the same tolerance.
+
+Selections (rank filters, morphology, labels, positions, counts) must be
+equal in all three (`Call.exact`).
+"""
+
+import jax
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+import jaxndimage as jn
+from jaxndimage import devices
+from jaxndimage._catalogue import CALLS, difference, inputs
+
+#: float32 results against SciPy's float64 ones, relative to the result's
+#: largest magnitude (at least 1).
+TOLERANCE = 1e-5
+#: numpy input with default settings: SciPy's arithmetic, equal but for
+#: last-bit rounding of float32 results.
+HOST_TOLERANCE = 2 * float(np.finfo(np.float32).eps)
+
+DEVICE = jax.devices()[0]
+ARRAYS = inputs(96)
+
+
+@pytest.fixture(scope="module")
+def expected():
+    """SciPy's result of every call, computed once."""
+    return {}
+
+
+def _scipy(expected, name):
+    if name not in expected:
+        call = CALLS[name]
+        expected[name] = call.run(ndi, *(ARRAYS[k] for k in call.takes))
+    return expected[name]
+
+
+def _check(name, got, want, tolerance, check_dtype=True):
+    error = difference(got, want, check_dtype)
+    limit = 0.0 if CALLS[name].exact else tolerance
+    assert error <= limit, f"{name}: difference {error:.3g} > {limit:.3g}"
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_host_arrays_by_default(name, expected):
+    call = CALLS[name]
+    got = call.run(jn, *(ARRAYS[k] for k in call.takes))
+    _check(name, got, _scipy(expected, name), HOST_TOLERANCE)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_host_arrays_accelerated(name, expected):
+    call = CALLS[name]
+    with devices.accelerated(DEVICE):
+        got = call.run(jn, *(ARRAYS[k] for k in call.takes))
+    _check(name, got, _scipy(expected, name), TOLERANCE)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_jax_arrays_on_the_device(name, expected):
+    call = CALLS[name]
+    arrays = [jax.device_put(ARRAYS[k], DEVICE) for k in call.takes]
+    got = call.run(jn, *arrays)
+    for leaf in jax.tree.leaves(got):
+        if isinstance(leaf, jax.Array):
+            assert leaf.devices() == {DEVICE}, name
+    _check(name, got, _scipy(expected, name), TOLERANCE, check_dtype=False)
