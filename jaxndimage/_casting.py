@@ -30,12 +30,10 @@ import jax.numpy as jnp
 import numpy as np
 
 __all__ = ["arithmetic_dtype", "cast_like_c", "cast_like_numpy",
-           "compute_dtype", "float32_arithmetic", "scipy_arithmetic"]
+           "compute_dtype", "scipy_arithmetic"]
 
 _SCIPY_ARITHMETIC: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "jaxndimage_scipy_arithmetic", default=False)
-_FLOAT32_ARITHMETIC: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "jaxndimage_float32_arithmetic", default=False)
 
 
 @contextlib.contextmanager
@@ -47,18 +45,6 @@ def scipy_arithmetic() -> Iterator[None]:
         yield
     finally:
         _SCIPY_ARITHMETIC.reset(token)
-
-
-@contextlib.contextmanager
-def float32_arithmetic() -> Iterator[None]:
-    """Within: the running public function was called with host arrays sent
-    to a device without native float64 (`jaxndimage.devices`), and
-    computes in float32 whatever the input's dtype."""
-    token = _FLOAT32_ARITHMETIC.set(True)
-    try:
-        yield
-    finally:
-        _FLOAT32_ARITHMETIC.reset(token)
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -80,15 +66,12 @@ def arithmetic_dtype(dtype: np.dtype) -> np.dtype:
     """The real floating dtype to compute in for input of ``dtype``.
 
     float64 for a call from host arrays (:func:`scipy_arithmetic`), as
-    SciPy computes; float32 for host arrays on a device without float64
-    (:func:`float32_arithmetic`); else :func:`compute_dtype`.  Planning code calls it,
+    SciPy computes; else :func:`compute_dtype`.  Planning code calls it,
     outside any trace, and hands the result to kernels as a static
     argument.
     """
     if _SCIPY_ARITHMETIC.get():
         return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
-    if _FLOAT32_ARITHMETIC.get():
-        return np.dtype(np.float32)
     return compute_dtype(dtype)
 
 

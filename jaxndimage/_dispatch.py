@@ -38,7 +38,7 @@ import numpy as np
 
 from jaxndimage import _distributed, devices
 from jaxndimage._cache import KernelRefused, checking_arguments
-from jaxndimage._casting import float32_arithmetic, scipy_arithmetic
+from jaxndimage._casting import scipy_arithmetic
 from jaxndimage._docstrings import docfiller
 from jaxndimage._plans import plan_of, run
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
@@ -334,10 +334,11 @@ def _narrowed_request(request: Any, device: jax.Device) -> Any:
         return request
 
 
-def _brought_back(value: Any, widen: bool, wanted: Any) -> Any:
+def _brought_back(value: Any, kinds: str, wanted: Any) -> Any:
     """A result of a call on an accelerator as a host value: in the dtype
-    asked for with ``output=`` (``wanted``, a dtype), else widened to the
-    dtype SciPy returns for the input before it was narrowed."""
+    asked for with ``output=`` (``wanted``, a dtype), else with its 32-bit
+    results of ``kinds`` widened to 64 bits (see
+    :func:`jaxndimage.devices.widened`)."""
     if not isinstance(value, jax.Array | np.ndarray | np.generic):
         return value
     host = np.asarray(value)
@@ -346,7 +347,7 @@ def _brought_back(value: Any, widen: bool, wanted: Any) -> Any:
             return host.astype(np.dtype(wanted), copy=False)
         except TypeError:
             pass
-    return devices.widened(host) if widen else host
+    return devices.widened(host, kinds)
 
 
 def _array_device(values: Any) -> jax.Device | None:
@@ -381,7 +382,8 @@ def ndimage_function(*array_params: str,
                      none_for_output_array: bool = False,
                      keeps_output: Callable[[Any], bool] | None = None,
                      keeps_byte_order: bool = False,
-                     complex_arithmetic: bool = False
+                     complex_arithmetic: bool = False,
+                     results_64: str = ""
                      ) -> Callable[[F], F]:
     """Decorate a JAX implementation into a drop-in ``scipy.ndimage`` function.
 
@@ -418,6 +420,11 @@ def ndimage_function(*array_params: str,
         device without native 64-bit floats is refused (see
         :func:`jaxndimage.devices.check_dtypes`), as complex128 arrays
         are for every function.
+    results_64 : str, optional
+        The kinds of result (``"f"``, ``"i"``, ...) SciPy gives in 64 bits
+        whatever the input's dtype (the per-label statistics, positions,
+        distances): under the acceleration switch on a device without
+        64-bit types they are computed in 32 bits and widened on the host.
 
     Examples
     --------
@@ -470,16 +477,16 @@ def ndimage_function(*array_params: str,
             # in its arithmetic; arrays in accelerator memory compute on
             # their own device.
             accelerator = None if on_device else devices.accelerator()
-            narrowing = accelerator is not None and not \
-                devices.NATIVE_64_BITS.get(accelerator.platform, False)
-            arithmetic = (scipy_arithmetic() if accelerator is None
-                          else float32_arithmetic() if narrowing
-                          else contextlib.nullcontext())
+            # On a device without 64-bit floats host input computes as JAX
+            # input does there, with JAX's 64-bit types off: a TPU emulates
+            # them, slowly to compile and not exactly.
+            wide = accelerator is None or devices.native_64_bits(accelerator)
             where = accelerator or (None if on_device
                                     else devices.host_device())
-            with (jax.enable_x64(True), _calling_from(namespace), arithmetic,
-                  computing_on(where)):
-                narrowed = set()  # names of inputs sent in a narrower dtype
+            with (jax.enable_x64(wide), _calling_from(namespace),
+                  scipy_arithmetic() if accelerator is None
+                  else contextlib.nullcontext(), computing_on(where)):
+                narrowed = {}  # the dtypes of inputs sent narrower
                 for name, value in given.items():
                     if not _on_host(value):
                         value = _from_device(value)
@@ -487,7 +494,7 @@ def ndimage_function(*array_params: str,
                         host = host_array(value)
                         value = _sent_to(host, accelerator)
                         if value.dtype != host.dtype:
-                            narrowed.add(name)
+                            narrowed[name] = host.dtype
                     elif on_device:  # beside accelerator arrays: to JAX
                         value = to_jax(value)
                     else:
@@ -518,11 +525,13 @@ def ndimage_function(*array_params: str,
                         "input: array type dtype('float16') not supported")
                 result = run(impl(**arguments))
                 if accelerator is not None:
-                    # SciPy's results follow the input's dtype, not that of
-                    # weights or labels.
-                    widen = array_params[0] in narrowed
+                    # SciPy's results follow the input's dtype (not that of
+                    # weights or labels), but for those it gives in 64 bits
+                    # whatever the input.
+                    first = narrowed.get(array_params[0])
+                    kinds = results_64 + (first.kind if first else "")
                     result = jax.tree.map(
-                        lambda a: _brought_back(a, widen, wanted), result)
+                        lambda a: _brought_back(a, kinds, wanted), result)
                 if on_device and namespace is not None:
                     result = jax.tree.map(
                         lambda a: _to_device(to_jax(a), borrowed, namespace),

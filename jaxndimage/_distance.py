@@ -865,7 +865,8 @@ def _run_bf(plan: BruteForcePlan, input: Array, sampling: tuple | None,
 
 @docfiller
 @_whole_dask
-@ndimage_function("input", reject_float16=False, planned=True)
+@ndimage_function("input", reject_float16=False, planned=True,
+                  results_64="f")
 def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
                           sampling: Any = None, return_distances: bool = True,
                           return_indices: bool = False, distances: Any = None,
@@ -1047,7 +1048,8 @@ def _run_edt(plan: EuclideanPlan, input: Array, sampling: tuple | None,
 
 @docfiller(dtype="float64")
 @_whole_dask
-@ndimage_function("input", reject_float16=False, planned=True)
+@ndimage_function("input", reject_float16=False, planned=True,
+                  results_64="f")
 def distance_transform_edt(input: ArrayLike, sampling: Any = None,
                            return_distances: bool = True,
                            return_indices: bool = False,

@@ -188,7 +188,7 @@ def _scalars(result: Any, bound: inspect.BoundArguments) -> Any:
 
 def _measurement(*array_params: str,
                  finish: Callable[[Any, inspect.BoundArguments], Any]
-                 = _scalars) -> Callable:
+                 = _scalars, results_64: str = "") -> Callable:
     """``ndimage_function`` for functions that return scalars, tuples, lists.
 
     The implementation is a planned shell (it returns a
@@ -197,11 +197,13 @@ def _measurement(*array_params: str,
     the result, already in the caller's array type, into SciPy's Python
     structure.  dask arrays among the arguments (``index`` included) are
     computed first and the result's arrays are returned as dask arrays.
+    ``results_64`` is :func:`ndimage_function`'s.
     """
 
     def decorate(impl: Callable) -> Callable:
         dispatched = ndimage_function(*array_params, reject_float16=False,
-                                      planned=True)(impl)
+                                      planned=True,
+                                      results_64=results_64)(impl)
         signature = inspect.signature(impl)
         names = tuple(array_params) + ("index",)
 
@@ -1443,7 +1445,8 @@ def _statistic(name: str, *, summary: str, returns: str, examples: str,
                input_doc: str = "Values.",
                statistic: str | None = None,
                finish: Callable[[Any, inspect.BoundArguments], Any]
-               = _scalars, **fields: str) -> Callable[..., Any]:
+               = _scalars, results_64: str = "",
+               **fields: str) -> Callable[..., Any]:
     """The public per-label statistic ``name``, with SciPy's signature
     ``(input, labels=None, index=None)``: the body ``_BODIES[statistic]``
     (default ``name``) run by :func:`_measure`, its result turned into
@@ -1452,7 +1455,8 @@ def _statistic(name: str, *, summary: str, returns: str, examples: str,
     Its docstring is ``statistic_doc`` of :mod:`._docstrings`, filled with
     ``summary``, ``input_doc`` (what `input` holds), the section
     ``returns`` (without its heading), the section ``examples``, and
-    ``fields``.
+    ``fields``.  ``results_64``: the kinds of result SciPy gives in 64
+    bits whatever the input (see :func:`ndimage_function`).
     """
     key = statistic or name
 
@@ -1464,7 +1468,8 @@ def _statistic(name: str, *, summary: str, returns: str, examples: str,
                     examples=examples)
     return family_member(per_label, name, "%(statistic_doc)s",
                          *_STATISTIC_PARAMETERS, dispatch=_measurement,
-                         finish=finish, fields={**sections, **fields})
+                         finish=finish, results_64=results_64,
+                         fields={**sections, **fields})
 
 
 def _nonempty(reduction: str) -> Callable:
@@ -1483,7 +1488,8 @@ def _nonempty(reduction: str) -> Callable:
 
 
 sum_labels = _statistic(
-    "sum_labels", summary="The sum of the values of an array, over labelled regions.",
+    "sum_labels", results_64="f",
+    summary="The sum of the values of an array, over labelled regions.",
     input_doc="Values to sum.",
     returns="""\
 sum : scalar or ndarray
@@ -1514,7 +1520,8 @@ def _sum_body(groups: _Groups) -> jax.Array:
 
 
 sum = _statistic(
-    "sum", summary="""\
+    "sum", results_64="f",
+    summary="""\
 The sum of the values of an array, over labelled regions.
 
 An alias of `sum_labels`, kept as SciPy keeps it.""",
@@ -1537,7 +1544,8 @@ def _mean(groups: _Groups) -> jax.Array:
 
 
 mean = _statistic(
-    "mean", summary="The mean of the values of an array, over labelled regions.",
+    "mean", results_64="f",
+    summary="The mean of the values of an array, over labelled regions.",
     input_doc="Values to average.",
     returns="""\
 mean : float or ndarray
@@ -1565,7 +1573,8 @@ def _variance(groups: _Groups) -> jax.Array:
 
 
 variance = _statistic(
-    "variance", summary="The variance of the values of an array, over labelled regions.",
+    "variance", results_64="f",
+    summary="The variance of the values of an array, over labelled regions.",
     returns="""\
 variance : float or ndarray
     float64 (population variance, as SciPy): one value, or one per
@@ -1580,7 +1589,8 @@ array([2.1875, 2.25  , 9.    ])""")
 
 
 standard_deviation = _statistic(
-    "standard_deviation", summary="""\
+    "standard_deviation", results_64="f",
+    summary="""\
 The standard deviation of the values of an array, over labelled
 regions.""",
     returns="""\
@@ -1717,7 +1727,8 @@ def _position(kind: str, whole: str, per_label: str) -> Callable[..., Any]:
     return _statistic(f"{kind}_position", summary="%(summary_position)s",
                       returns="%(returns_position)s",
                       examples="%(examples_position)s",
-                      finish=_position_result(kind), kind=kind,
+                      finish=_position_result(kind), results_64="iu",
+                      kind=kind,
                       whole=whole, per_label=per_label)
 
 
@@ -1738,7 +1749,8 @@ def _extrema_result(result, bound):
 
 
 extrema = _statistic(
-    "extrema", summary="Minimum, maximum and their positions, over labelled regions.",
+    "extrema", results_64="iu",
+    summary="Minimum, maximum and their positions, over labelled regions.",
     returns="""\
 minimums, maximums : scalar or ndarray
     As `minimum` and `maximum`.
@@ -1769,7 +1781,8 @@ def _centres_result(result, bound):
 
 
 center_of_mass = _statistic(
-    "center_of_mass", summary="The centre of mass of an array, over labelled regions.",
+    "center_of_mass", results_64="f",
+    summary="The centre of mass of an array, over labelled regions.",
     input_doc="Masses (positive or negative).",
     returns="""\
 center_of_mass : tuple or list of tuples
@@ -1855,7 +1868,8 @@ def _bin_counts(values, segments, edges, count, size):
 
 
 @docfiller
-@_measurement(*_STATISTIC_PARAMETERS, finish=_histogram_result)
+@_measurement(*_STATISTIC_PARAMETERS, finish=_histogram_result,
+              results_64="iu")
 def histogram(input, min, max, bins, labels=None, index=None):
     """The histogram of the values of an array, over labelled regions.
 

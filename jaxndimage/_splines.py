@@ -264,7 +264,7 @@ def _plan_spline(input: Array, order: int, axes: tuple[int, ...],
 
 
 @docfiller
-@ndimage_function("input", planned=True)
+@ndimage_function("input", planned=True, results_64="f")
 def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
                     output: Any = np.float64, mode: str = "mirror") -> Array:
     """Spline coefficients of `input` along one axis.
@@ -301,7 +301,7 @@ def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
 
 
 @docfiller
-@ndimage_function("input", planned=True)
+@ndimage_function("input", planned=True, results_64="f")
 def spline_filter(input: ArrayLike, order: int = 3, output: Any = np.float64,
                   mode: str = "mirror") -> Array:
     """Multidimensional spline coefficients of `input`.

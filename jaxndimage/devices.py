@@ -16,12 +16,14 @@ Acceleration of host arrays is explicit::
     devices.set_device(None)                # back to the host's CPU
 
 or ``python -m jaxndimage run --device tpu SCRIPT``.  Under it, host input
-goes to the device and computes in the precision the device is fast at:
-float32 and complex64 where the device has no native float64 (a TPU
-emulates it, and cannot convert complex64 to complex128 at all), the
-input's own precision where it has (a CPU or GPU).  Results come back as
-the caller's array type, in the dtype SciPy returns, within the tolerance
-the README states for float32.
+goes to the device and computes there as JAX input does: on a device
+without native 64-bit floats (a TPU emulates them, slowly to compile and
+not exactly, and cannot convert complex64 to complex128 at all) with JAX's
+64-bit types off, in float32, complex64 and int32; elsewhere (a CPU or GPU)
+in the input's own precision.  Results come back as the caller's array
+type, in the dtype SciPy returns (a function declares the results SciPy
+gives in 64 bits whatever the input, ``ndimage_function(results_64=)``),
+within the tolerance the README states for float32.
 
 The device's dtype limits are one table, `NATIVE_64_BITS`; a JAX array of a
 dtype its device cannot compute is refused with a TypeError before
@@ -43,9 +45,9 @@ __all__ = ["accelerated", "accelerator", "host_device", "resolve",
            "set_device"]
 
 #: Whether a platform computes float64 and complex128 natively.  Where it
-#: does not (a TPU), host input computes in float32 and complex64 under
-#: the switch, and JAX arrays of complex128 (or float64, for functions
-#: that compute in complex numbers) are refused.
+#: does not (a TPU), host input computes with 32-bit types under the
+#: switch, and JAX arrays of complex128 (or float64, for functions that
+#: compute in complex numbers) are refused.
 NATIVE_64_BITS: dict[str, bool] = {"cpu": True, "gpu": True, "cuda": True,
                                    "rocm": True, "tpu": False}
 
@@ -127,23 +129,37 @@ def set_device(device: Any) -> jax.Device | None:
     return _PROCESS_ACCELERATOR[0]
 
 
+def native_64_bits(device: jax.Device) -> bool:
+    """Whether ``device`` computes 64-bit floats natively."""
+    return NATIVE_64_BITS.get(device.platform, False)
+
+
+#: The 32-bit type a 64-bit one computes in on a device without 64-bit
+#: floats, where host input runs with JAX's 64-bit types off.
+_NARROWER = {np.dtype(np.float64): np.dtype(np.float32),
+             np.dtype(np.complex128): np.dtype(np.complex64),
+             np.dtype(np.int64): np.dtype(np.int32),
+             np.dtype(np.uint64): np.dtype(np.uint32)}
+
+
 def narrowed(dtype: np.dtype, device: jax.Device) -> np.dtype:
-    """``dtype`` as host input computes in on ``device``: float64 and
-    complex128 as float32 and complex64 where the device has no native
-    64-bit floats."""
+    """``dtype`` as host input computes in on ``device``: its 32-bit
+    counterpart where the device has no native 64-bit floats."""
     dtype = np.dtype(dtype)
-    if NATIVE_64_BITS.get(device.platform, False) or dtype.itemsize < 8 \
-            or dtype.kind not in "fc":
+    if native_64_bits(device):
         return dtype
-    return np.dtype(np.float32 if dtype.kind == "f" else np.complex64)
+    return _NARROWER.get(dtype, dtype)
 
 
-def widened(array: np.ndarray) -> np.ndarray:
-    """A result computed from narrowed input in the dtype SciPy returns for
-    the wide input: float32 as float64, complex64 as complex128."""
-    wide = {np.dtype(np.float32): np.float64,
-            np.dtype(np.complex64): np.complex128}.get(array.dtype)
-    return array if wide is None else array.astype(wide)
+def widened(array: np.ndarray, kinds: str) -> np.ndarray:
+    """A result computed with 32-bit types, in the dtype SciPy returns: a
+    32-bit array of one of ``kinds`` (``"f"``, ``"c"``, ``"i"``, ``"u"``)
+    goes back to 64 bits."""
+    wide = {narrow: wide for wide, narrow in _NARROWER.items()}.get(
+        array.dtype)
+    if wide is None or wide.kind not in kinds:
+        return array
+    return array.astype(wide)
 
 
 def check_dtypes(name: str, arrays: dict[str, Any],
@@ -163,7 +179,7 @@ def check_dtypes(name: str, arrays: dict[str, Any],
         if not refused:
             continue
         for device in value.devices():
-            if not NATIVE_64_BITS.get(device.platform, False):
+            if not native_64_bits(device):
                 raise TypeError(
                     f"{name}: {argument} of dtype {dtype} cannot be computed "
                     f"on {device.platform} ({device.device_kind}), which has "

@@ -72,6 +72,18 @@ def test_host_arrays_accelerated(name, expected):
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
+def test_host_arrays_accelerated_without_64_bits(name, expected,
+                                                 monkeypatch):
+    # What a TPU does under the switch (32-bit types only, results widened
+    # to SciPy's dtypes on the host), on the device JAX has.
+    monkeypatch.setitem(devices.NATIVE_64_BITS, DEVICE.platform, False)
+    call = CALLS[name]
+    with devices.accelerated(DEVICE):
+        got = call.run(jn, *(ARRAYS[k] for k in call.takes))
+    _check(name, got, _scipy(expected, name), TOLERANCE)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
 def test_jax_arrays_on_the_device(name, expected):
     call = CALLS[name]
     arrays = [jax.device_put(ARRAYS[k], DEVICE) for k in call.takes]

@@ -146,14 +146,14 @@ def test_run_device_option(tmp_path, capsys):
 def test_jax_arrays_of_dtypes_a_device_cannot_compute_are_refused(
         like_a_tpu):
     with jax.enable_x64(True):
-        spectrum = jnp.asarray(np.fft.fft2(IMAGE))  # complex128
+        spectrum = jax.device_put(np.fft.fft2(IMAGE), like_a_tpu)
         with pytest.raises(TypeError, match="input of dtype complex128 "
                                             "cannot be computed on cpu"):
             jn.fourier_gaussian(spectrum, 1.5)
         with pytest.raises(TypeError, match="complex128"):
             jn.gaussian_filter(spectrum, 1.5)
-        wide = jnp.asarray(IMAGE)  # float64: refused where it would be
-        with pytest.raises(TypeError, match="float64"):  # made complex
+        wide = jax.device_put(IMAGE, like_a_tpu)  # float64: refused where
+        with pytest.raises(TypeError, match="float64"):  # made complex128
             jn.fourier_shift(wide, 1.0)
         assert jn.gaussian_filter(wide, 1.5).dtype == jnp.float64
 
