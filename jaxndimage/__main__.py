@@ -130,28 +130,39 @@ def showcased(module: Any = None) -> list[str]:
 
 
 def run_showcase(size: int = 512, repeat: int = 5,
-                 names: Sequence[str] | None = None) -> list[dict[str, Any]]:
+                 names: Sequence[str] | None = None,
+                 device: Any = None) -> list[dict[str, Any]]:
     """Run every showcased call through SciPy and jaxndimage.
 
-    Returns one row per function: ``max_abs_diff``, ``dtype_match``,
-    ``scipy_s``, ``first_s``, ``warm_s``, ``ratio`` (SciPy / jaxndimage warm)
-    and the two results.
+    With ``device`` jaxndimage runs under ``devices.accelerated(device)``:
+    the numpy image is sent to it, and the results come back.  Returns one
+    row per function: ``max_abs_diff``, ``dtype_match``, ``scipy_s``,
+    ``first_s``, ``warm_s``, ``ratio`` (SciPy / jaxndimage warm) and the
+    two results.
     """
+    import contextlib
+
     import scipy.ndimage as ndi
 
     import jaxndimage as jn
+    from jaxndimage import devices
+
+    def ours(call, data):
+        with (contextlib.nullcontext() if device is None
+              else devices.accelerated(device)):
+            return call(jn, data)
 
     image = sample_image(size)
     rows = []
     for name in names if names is not None else showcased(jn):
         call, data = SHOWCASE[name], showcase_input(name, image)
-        first = first_call(lambda call=call, data=data: call(jn, data))
+        first = first_call(lambda call=call, data=data: ours(call, data))
         times = interleaved(
             {"scipy": lambda call=call, data=data: call(ndi, data),
-             "jax": lambda call=call, data=data: call(jn, data)},
+             "jax": lambda call=call, data=data: ours(call, data)},
             repeat=repeat, budget=2.0)
         expected = np.asarray(call(ndi, data))
-        result = np.asarray(call(jn, data))
+        result = np.asarray(ours(call, data))
         same_shape = expected.shape == result.shape
         wide = np.result_type(expected, result, np.float64)
         diff = (float(np.max(np.abs(expected.astype(wide)
@@ -337,11 +348,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                             f"choose from {', '.join(names)}")
         names = [n for n in names if n in args.only]
     start = time.perf_counter()
+    import jax
+
+    accelerator = next((d for d in jax.devices() if d.platform != "cpu"),
+                       None)
+    print(f"devices: {', '.join(str(d) for d in jax.devices())}; numpy "
+          f"input computes on the host's CPU"
+          + (f", and on {accelerator.device_kind} in the second table"
+             if accelerator else " (no accelerator found)") + "\n")
     rows = run_showcase(args.size, args.repeat, names)
     print(f"jaxndimage vs scipy.ndimage, {args.size}x{args.size} float32 "
           f"synthetic image; ratio = SciPy / jaxndimage warm (median of "
           f"interleaved runs)\n")
     print(format_table(rows))
+    if accelerator is not None:
+        print(f"\nthe same, numpy in and out, computed on "
+              f"{accelerator.device_kind} (devices.accelerated; transfers "
+              f"included, float32 there)\n")
+        print(format_table(run_showcase(args.size, args.repeat, names,
+                                        accelerator)))
     if args.sizes:
         print()
         print(format_sizes(run_sizes(args.sizes)))
