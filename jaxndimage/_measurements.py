@@ -563,6 +563,10 @@ def _pad(first: jax.Array, groups: _Groups) -> jax.Array:
                                              + first.shape[1:], first.dtype)])
 
 
+#: The most partial sums (blocks times groups) a two-level sum keeps.
+_PARTIAL_SUMS = 1 << 22
+
+
 def _group_sum(groups: _Groups, values: jax.Array) -> jax.Array:
     if groups.segments is None:
         return jnp.sum(values, axis=0, keepdims=True)
@@ -570,8 +574,34 @@ def _group_sum(groups: _Groups, values: jax.Array) -> jax.Array:
         mask = (groups.segments == 0).reshape((-1,) + (1,) * (values.ndim - 1))
         return _pad(jnp.sum(jnp.where(mask, values, 0), axis=0,
                             keepdims=True), groups)
+    if (jnp.issubdtype(values.dtype, jnp.inexact)
+            and jnp.finfo(values.dtype).bits <= 32):
+        return _two_level_segment_sum(values, groups.segments, groups.size)
     return jax.ops.segment_sum(values, groups.segments,
                                num_segments=groups.size)
+
+
+def _two_level_segment_sum(values: jax.Array, segments: jax.Array,
+                           size: int) -> jax.Array:
+    """``segment_sum`` of 32-bit floats with its rounding error bounded by
+    about ``2 * sqrt(n)`` roundings instead of ``n``: the points are summed
+    in blocks of about ``sqrt(n)``, then the blocks' sums are added.  (A
+    scatter adds a group's points one after the other: for millions of
+    float32 points that is off by 1e-3.)  Float64 sums keep the plain
+    order, which is SciPy's."""
+    n = values.shape[0]
+    blocks = max(1, min(math.isqrt(n), _PARTIAL_SUMS // max(size, 1)))
+    if blocks == 1:
+        return jax.ops.segment_sum(values, segments, num_segments=size)
+    length = -(-n // blocks)
+    padding = blocks * length - n
+    values = jnp.pad(values, [(0, padding)] + [(0, 0)] * (values.ndim - 1))
+    segments = jnp.pad(segments, (0, padding))  # zeros, added to group 0
+    partial = jax.vmap(lambda v, s: jax.ops.segment_sum(
+        v, s, num_segments=size))(
+        values.reshape((blocks, length) + values.shape[1:]),
+        segments.reshape(blocks, length))
+    return jnp.sum(partial, axis=0)
 
 
 def _group_count(groups: _Groups) -> jax.Array:
