@@ -65,9 +65,11 @@ from jaxndimage._typing import Array
 
 __all__ = ["BUCKETS", "LIST_CHUNK", "SHORT_LISTS", "SOURCE_LENGTHS", "TILE_LENGTH",
            "ExactGrid", "FlatGrid", "Margins", "bands", "bucket_length",
-           "canvas_mode", "checking_reads", "concrete_on_cpu", "flat_bucket",
+           "canvas_mode", "canvas_per_pass", "checking_reads",
+           "concrete_on_cpu", "flat_bucket",
            "gather_source", "like_input",
-           "list_chunks", "list_length", "nonzero_mask", "pointwise", "relabel_axes",
+           "list_chunks", "list_length", "nonzero_mask", "one_pass_per_call",
+           "pointwise", "relabel_axes",
            "separable_margins", "shape_generic", "window_margins"]
 
 
@@ -582,6 +584,33 @@ def like_input(values: np.ndarray, x: Any) -> Any:
     if not isinstance(x, jax.Array):
         return values
     return jax.device_put(values, next(iter(x.devices())))
+
+
+def canvas_per_pass(x: Any, margins: Margins) -> bool:
+    """True where a separable kernel of concrete CPU input should run one
+    pass per call, each on a canvas extended along its own axis only: a
+    volume (3-D and more), whose canvas extended along every axis up front
+    would hold more than half as much again as the largest canvas extended
+    along one axis.  A canvas's margins along the slow axes of a volume are
+    whole planes per sample of reach: a wide kernel would read and pad many
+    times the array.  Images keep one call."""
+    if x.ndim < 3 or not concrete_on_cpu(x):
+        return False
+    extents = [n + a + b for n, a, b in zip(x.shape, margins.lo, margins.hi)]
+    size = math.prod(x.shape)
+    widest = max(size // max(n, 1) * e for n, e in zip(x.shape, extents))
+    return math.prod(extents) > 1.5 * widest
+
+
+def one_pass_per_call(x: Array, passes: int,
+                      call: Callable[[Array, slice, bool], Array]) -> Array:
+    """``x`` through a separable kernel's ``passes`` one call at a time:
+    ``call(x, part, last)`` runs the passes ``part`` of the kernel's
+    per-pass arguments (see :func:`canvas_per_pass`); ``last`` tells the
+    last call, which stores the output dtype."""
+    for index in range(passes):
+        x = call(x, slice(index, index + 1), index == passes - 1)
+    return x
 
 
 def nonzero_mask(x: Any) -> Any:

@@ -33,7 +33,9 @@ from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import (
     ExactGrid,
     Margins,
+    canvas_per_pass,
     concrete_on_cpu,
+    one_pass_per_call,
     pointwise,
     separable_margins,
     shape_generic,
@@ -282,9 +284,8 @@ def _run_passes(grid: Any, x: Array, passes: Sequence[_Pass], cval: Any,
                            shape)
         # SciPy's bool output buffer holds the raw C-cast byte between
         # passes; only the final result is read as true/false.
-        store = (np.dtype(np.uint8) if out_dtype == np.bool_
-                 and index < len(passes) - 1 else out_dtype)
-        x = cast_like_c(result, store)
+        x = cast_like_c(result, _between_passes(out_dtype,
+                                                index == len(passes) - 1))
     return x
 
 
@@ -332,17 +333,35 @@ def _correlate_separable_kernel(x: Array, weights: tuple[Array, ...],
     return _run_passes(grid, x, passes, cval, out_dtype, compute)
 
 
+def _between_passes(out_dtype: np.dtype, last: bool) -> np.dtype:
+    """The dtype a pass of :func:`_run_passes` is stored in: the output's,
+    except that a bool output holds SciPy's raw C-cast byte between
+    passes."""
+    return (np.dtype(np.uint8) if out_dtype == np.bool_ and not last
+            else out_dtype)
+
+
 def _correlate_separable(x: Array, weights: tuple[Array, ...], cval: Any, *,
                          axes: tuple[int, ...], modes: tuple[str, ...],
                          origins: tuple[int, ...],
                          symmetries: tuple[int, ...],
                          out_dtype: np.dtype) -> Array:
     """Correlate ``x`` with 1-D ``weights`` along each of ``axes``."""
+    sizes = tuple(int(w.shape[0]) for w in weights)
+    compute = arithmetic_dtype(x.dtype)
+    if canvas_per_pass(x, _correlate_separable_margins(
+            x.ndim, axes=axes, modes=modes, origins=origins, sizes=sizes)):
+        return one_pass_per_call(x, len(axes), lambda v, part, last: (
+            _correlate_separable_kernel(
+                v, weights[part], cval, axes=axes[part], modes=modes[part],
+                origins=origins[part], sizes=sizes[part],
+                symmetries=symmetries[part],
+                out_dtype=_between_passes(out_dtype, last),
+                compute=compute)))
     return _correlate_separable_kernel(
         x, weights, cval, axes=axes, modes=modes, origins=origins,
-        sizes=tuple(int(w.shape[0]) for w in weights),
-        symmetries=symmetries, out_dtype=out_dtype,
-        compute=arithmetic_dtype(x.dtype))
+        sizes=sizes, symmetries=symmetries, out_dtype=out_dtype,
+        compute=compute)
 
 
 def _gaussian_kernel1d(sigma: Any, order: int, radius: int) -> Any:
@@ -1439,10 +1458,21 @@ def _run_uniform(plan: WindowPlan, input: Array, cval: Any) -> Array:
         return _empty_result(input, plan.out_dtype)
     if not plan.axes:  # SciPy copies the input: output[...] = input
         return cast_like_numpy(input, plan.out_dtype)
+    compute = arithmetic_dtype(input.dtype)
+    if canvas_per_pass(input, _uniform_margins(
+            input.ndim, axes=plan.axes, sizes=plan.sizes,
+            origins=plan.origins, modes=plan.modes)):
+        return one_pass_per_call(input, len(plan.axes), lambda v, part, last: (
+            _uniform_separable(v, cval, axes=plan.axes[part],
+                               sizes=plan.sizes[part],
+                               origins=plan.origins[part],
+                               modes=plan.modes[part],
+                               out_dtype=_between_passes(plan.out_dtype,
+                                                         last),
+                               compute=compute)))
     return _uniform_separable(input, cval, axes=plan.axes, sizes=plan.sizes,
                               origins=plan.origins, modes=plan.modes,
-                              out_dtype=plan.out_dtype,
-                              compute=arithmetic_dtype(input.dtype))
+                              out_dtype=plan.out_dtype, compute=compute)
 
 
 def _plan_uniform(input: Array, passes: Sequence[tuple[int, int, int, str]],

@@ -42,6 +42,8 @@ from jax import lax
 from jaxndimage._canvas import (
     ExactGrid,
     Margins,
+    canvas_per_pass,
+    one_pass_per_call,
     separable_margins,
     shape_generic,
     window_margins,
@@ -435,6 +437,16 @@ def _run_extreme(plan: ExtremePlan, input: Array, cval: Any) -> Array:
     if not plan.axes:  # SciPy copies the input: output[...] = input
         cast = cast_like_c if plan.copy_like_c else cast_like_numpy
         return cast(input, plan.out_dtype)
+    if canvas_per_pass(input, _extreme_separable_margins(
+            input.ndim, axes=plan.axes, sizes=plan.sizes,
+            origins=plan.origins, modes=plan.modes)):
+        # Every pass is stored in the output dtype: one call per pass.
+        return one_pass_per_call(input, len(plan.axes), lambda v, part, _: (
+            _extreme_separable(
+                v, cval, axes=plan.axes[part], sizes=plan.sizes[part],
+                origins=plan.origins[part], modes=plan.modes[part],
+                minimum=plan.minimum, dtypes=plan.dtypes[part],
+                out_dtype=plan.out_dtype)))
     return _extreme_separable(
         input, cval, axes=plan.axes, sizes=plan.sizes, origins=plan.origins,
         modes=plan.modes, minimum=plan.minimum, dtypes=plan.dtypes,
