@@ -145,8 +145,8 @@ def peers(size: int, device: jax.Device, repeat: int) -> list[dict]:
     except ImportError:
         pass
     for label, fn in candidates.items():
-        first = first_call(lambda: fn(x))
-        warm = _time({label: lambda: fn(x)}, repeat, 5.0)[label]
+        first = first_call(lambda fn=fn: fn(x))
+        warm = _time({label: lambda fn=fn: fn(x)}, repeat, 5.0)[label]
         rows.append({"name": label, "size": size, "first_s": first,
                      "warm_s": warm,
                      "difference": difference(np.asarray(fn(x)), expected,
@@ -161,8 +161,8 @@ def peers(size: int, device: jax.Device, repeat: int) -> list[dict]:
             "jax.scipy.ndimage.map_coordinates(order=1), 1e6 points":
                 jax.jit(lambda a, q: jax.scipy.ndimage.map_coordinates(
                     a, q, order=1))}.items():
-        first = first_call(lambda: fn(x, p))
-        warm = _time({label: lambda: fn(x, p)}, repeat, 5.0)[label]
+        first = first_call(lambda fn=fn: fn(x, p))
+        warm = _time({label: lambda fn=fn: fn(x, p)}, repeat, 5.0)[label]
         scipy_s = _time({"s": lambda: ndi.map_coordinates(image, points,
                                                           order=1)}, 3, 5.0)
         rows.append({"name": label, "size": size, "first_s": first,
