@@ -108,8 +108,17 @@ def _check(call, scipy_call, image, exact=True):
 def test_footprint_extremes(case, name):
     image, footprint, mode, origin = case
     kwargs = dict(footprint=footprint, mode=mode, origin=origin, cval=0.25)
-    _check(lambda x: getattr(jnd, name)(x, **kwargs),
-           lambda x: getattr(ndi, name)(x, **kwargs), image)
+    on_canvas, at_shape = _on_canvas_and_exact(
+        lambda x: getattr(jnd, name)(x, **kwargs), image)
+    np.testing.assert_array_equal(on_canvas, at_shape)
+    # A minimum or maximum selects: every value is the input's or cval.
+    assert np.isin(on_canvas, np.append(image, 0.25)).all()
+    expected = getattr(ndi, name)(image, **kwargs)
+    if np.isin(expected, np.append(image, 0.25)).all():
+        np.testing.assert_array_equal(on_canvas, expected)
+    # Else SciPy read memory past the array: its grey dilation of a
+    # 2 x 2 x 2 array by a footprint 11 wide with an origin returns
+    # values (4e-322) that are not in the array.
 
 
 @SETTINGS

@@ -321,9 +321,9 @@ def _sent_to(array: np.ndarray, device: jax.Device) -> jax.Array:
 
 
 def _narrowed_request(request: Any, device: jax.Device) -> Any:
-    """An ``output=`` request for a call on ``device``: a 64-bit floating
-    dtype the device cannot compute as its 32-bit counterpart (the caller
-    gets the dtype it asked for on the host)."""
+    """An ``output=`` request for a call on ``device``: a 64-bit dtype the
+    device cannot compute as its 32-bit counterpart (the caller gets the
+    dtype it asked for on the host)."""
     if isinstance(request, OutputArray):
         return request._replace(dtype=devices.narrowed(request.dtype, device))
     if request is None:
@@ -357,8 +357,8 @@ def _array_device(values: Any) -> jax.Device | None:
         if isinstance(value, jax.core.Tracer):
             return None
         if isinstance(value, jax.Array):
-            devices = value.devices()
-            return next(iter(devices)) if len(devices) == 1 else None
+            where = value.devices()
+            return next(iter(where)) if len(where) == 1 else None
     return None
 
 
