@@ -367,7 +367,8 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
     axes = check_axes(axes, input.ndim)
     footprint = window_footprint(size, footprint, axes, input.ndim)
     origins = check_footprint_origins(footprint, origin, axes, input.ndim)
-    out = output_dtype(output, input.dtype, shape=input.shape)
+    out = output_dtype(output, input.dtype, shape=input.shape,
+                       real_output=True)
     check_mode(mode)
     plan = GenericPlan(input.ndim, _keyed(function), Pattern.of(footprint),
                        origins, mode, out)
@@ -555,7 +556,8 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
     extra_keywords = {} if extra_keywords is None else extra_keywords
     input = as_array(input)
     _check_real(input)
-    out = output_dtype(output, input.dtype, shape=input.shape)
+    out = output_dtype(output, input.dtype, shape=input.shape,
+                       real_output=True)
     if filter_size < 1:
         raise RuntimeError("filter_size: invalid filter size "
                            f"{filter_size}")

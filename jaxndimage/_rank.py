@@ -477,7 +477,8 @@ def _extreme_filter1d(input: ArrayLike, size: Any, axis: int, output: Any,
     axis = normalize_axis(axis, input.ndim)
     if size < 1:
         raise RuntimeError(f"size: incorrect filter size {size}")
-    out = output_dtype(output, input.dtype, shape=input.shape)
+    out = output_dtype(output, input.dtype, shape=input.shape,
+                       real_output=True)
     origin = check_origin(origin, int(size))
     check_mode(mode)
     if int(size) == 1:  # SciPy's C loop still casts
@@ -544,7 +545,8 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
             separable = False
     input = as_array(input)
     _check_real(input)
-    out = output_dtype(output, input.dtype, shape=input.shape)
+    out = output_dtype(output, input.dtype, shape=input.shape,
+                       real_output=True)
     axes = check_axes(axes, input.ndim)
     if separable:
         rank = len(axes)
@@ -655,7 +657,8 @@ def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
     if rank == 0 or rank == filter_size - 1:
         return _min_or_max_filter(input, None, footprint, output,
                                   modes, cval, origins, rank == 0, None)
-    out = output_dtype(output, input.dtype, shape=input.shape)
+    out = output_dtype(output, input.dtype, shape=input.shape,
+                       real_output=True)
     _check_one_mode(modes, "by non-separable rank filters")
     plan = FootprintPlan(ndim=input.ndim, pattern=Pattern.of(footprint),
                          origins=origins, mode=modes, rank=int(rank),

@@ -170,7 +170,8 @@ def gaussian_radius(sigma: Any, truncate: float, radius: Any) -> int:
 
 def output_dtype(output: Any, input_dtype: np.dtype, *,
                  shape: tuple[int, ...] | None = None,
-                 complex_output: bool = False) -> np.dtype:
+                 complex_output: bool = False,
+                 real_output: bool = False) -> np.dtype:
     """The dtype of the result, following SciPy's ``_get_output``.
 
     ``output`` is None, a dtype-like (a scalar type, an ``np.dtype`` or a
@@ -183,11 +184,14 @@ def output_dtype(output: Any, input_dtype: np.dtype, *,
     SciPy makes of its output before its own: a read-only output array is
     a ValueError, and an output of a non-numeric dtype (``object``) a
     RuntimeError.  Shells check the output's dtype further after this.
+    ``real_output``: the function's C code has no complex output (the rank,
+    extreme and generic filters), and a complex one is its RuntimeError.
     """
     dtype = _requested_dtype(output, input_dtype, shape, complex_output)
     if isinstance(output, OutputArray) and not output.writeable:
         raise ValueError("output array is read-only.")
-    if not (dtype == np.bool_ or jnp.issubdtype(dtype, np.number)):
+    if not (dtype == np.bool_ or jnp.issubdtype(dtype, np.number)) or (
+            real_output and dtype.kind == "c"):
         raise RuntimeError(f"output: array type {dtype!r} not supported")
     return dtype if dtype.isnative else dtype.newbyteorder("=")
 

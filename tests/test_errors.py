@@ -147,3 +147,25 @@ def test_object_output_is_runtime_error(name, args, output):
     for module in (sp, jn):
         with pytest.raises(RuntimeError, match="not supported"):
             getattr(module, name)(*args, output=output)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("median_filter", (IMAGE, 3)),
+    ("rank_filter", (IMAGE, 1, 3)),
+    ("percentile_filter", (IMAGE, 50, 3)),
+    ("minimum_filter", (IMAGE, 3)),
+    ("maximum_filter", (IMAGE, None, np.eye(3, dtype=bool))),
+    ("maximum_filter1d", (IMAGE, 3)),
+    ("grey_erosion", (IMAGE, 3)),
+    ("grey_opening", (IMAGE, 3)),
+    ("white_tophat", (IMAGE, 3)),
+    ("generic_filter", (IMAGE, np.max, 3)),
+    ("generic_filter1d", (IMAGE, lambda line, out: None, 3)),
+])
+@pytest.mark.parametrize("output", [np.complex128, "complex64"])
+def test_complex_output_of_the_selecting_filters_is_runtime_error(
+        name, args, output):
+    # SciPy's C rank, extreme and generic filters have no complex output.
+    for module in (sp, jn):
+        with pytest.raises(RuntimeError, match="not supported"):
+            getattr(module, name)(*args, output=output)
