@@ -140,12 +140,13 @@ def argument_types(value: Any) -> Any:
 
 @functools.cache
 def _package_digest() -> str | None:
-    """A digest of jaxndimage's own sources, or None where they cannot be
-    read (a frozen application)."""
+    """A digest of jaxndimage's own sources (its subpackages' included), or
+    None where they cannot be read (a frozen application)."""
     digest = hashlib.sha256()
+    root = Path(__file__).parent
     try:
-        for path in sorted(Path(__file__).parent.glob("*.py")):
-            digest.update(path.name.encode())
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
             digest.update(path.read_bytes())
     except OSError:
         return None
