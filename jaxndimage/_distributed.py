@@ -35,41 +35,25 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from jaxndimage._modes import FILTER_EXTENSION, extend_indices
+from jaxndimage._plans import Plan
 from jaxndimage._support import aligned_empty, check_axes, normalize_axis
-
-if TYPE_CHECKING:
-    from jaxndimage._plans import Plan
 
 __all__ = [
     "call_sharded",
     "explicit_sharding",
     "is_dask_array",
     "map_dask",
-    "window_reach",
 ]
 
 
 # --------------------------------------------------------------------------
 # dask
 # --------------------------------------------------------------------------
-
-def window_reach(size: int, origin: int = 0) -> int:
-    """How far a window of ``size`` taps centred at ``size // 2 + origin``
-    reaches on its longer side.
-
-    Examples
-    --------
-    >>> window_reach(5), window_reach(4), window_reach(3, origin=-1)
-    (2, 2, 2)
-    """
-    before = size // 2 + origin
-    return max(before, size - 1 - before, 0)
-
 
 def _axes(arguments: Mapping[str, Any], ndim: int) -> tuple[int, ...]:
     return check_axes(arguments.get("axes"), ndim)

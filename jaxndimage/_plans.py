@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from jaxndimage._distributed import window_reach
+from jaxndimage._support import window_reach
 
 __all__ = ["Plan", "Planned", "chained_depth", "plan_of", "run",
            "widest_depth", "window_depth"]

@@ -33,6 +33,7 @@ __all__ = [
     "normalize_axis",
     "normalize_sequence",
     "output_dtype",
+    "window_reach",
 ]
 
 
@@ -152,6 +153,19 @@ def convolution_origin(origin: int, size: int) -> int:
     """The correlation origin of a convolution: its window is flipped, so
     an even window's centre moves by one."""
     return -origin - (0 if size % 2 else 1)
+
+
+def window_reach(size: int, origin: int = 0) -> int:
+    """How far a window of ``size`` taps centred at ``size // 2 + origin``
+    reaches on its longer side.
+
+    Examples
+    --------
+    >>> window_reach(5), window_reach(4), window_reach(3, origin=-1)
+    (2, 2, 2)
+    """
+    before = size // 2 + origin
+    return max(before, size - 1 - before, 0)
 
 
 def gaussian_radius(sigma: Any, truncate: float, radius: Any) -> int:
