@@ -19,6 +19,7 @@ from jaxndimage import (
     _morphology,
     _rank,
     _splines,
+    _structures,
 )
 from jaxndimage._blocks import *  # noqa: F403  (skimage.util's patch tools)
 from jaxndimage._distance import *  # noqa: F403
@@ -31,6 +32,7 @@ from jaxndimage._measurements import *  # noqa: F403
 from jaxndimage._morphology import *  # noqa: F403
 from jaxndimage._rank import *  # noqa: F403
 from jaxndimage._splines import *  # noqa: F403
+from jaxndimage._structures import *  # noqa: F403
 
 __version__ = "0.1.0"
 
@@ -38,5 +40,5 @@ __all__ = sorted(
     _blocks.__all__ + _distance.__all__ + _divergence.__all__
     + _filters.__all__ + _fourier.__all__ + _generic.__all__
     + _interpolation.__all__ + _measurements.__all__ + _morphology.__all__
-    + _rank.__all__ + _splines.__all__
+    + _rank.__all__ + _splines.__all__ + _structures.__all__
 )

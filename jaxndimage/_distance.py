@@ -82,8 +82,8 @@ from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import nonzero_mask
 from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
-from jaxndimage._morphology import generate_binary_structure
 from jaxndimage._plans import Plan, Planned
+from jaxndimage._structures import generate_binary_structure
 from jaxndimage._support import normalize_sequence
 from jaxndimage._typing import Array, ArrayLike
 

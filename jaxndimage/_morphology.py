@@ -1,4 +1,4 @@
-"""Binary and grey morphology, and the structuring elements.
+"""Binary and grey morphology, and `iterate_structure`.
 
 Binary erosion and dilation are one kernel.  SciPy's C routine erodes, and
 dilates by eroding the complement; here both are a *dilation* (a maximum of
@@ -30,7 +30,7 @@ erosion dilates the complement:
   or a subset of the axes.
 * `binary_fill_holes` with a symmetric ``3 ** ndim`` structure holding its
   centre (the default and every `generate_binary_structure`) labels the
-  background with that connectivity (`jaxndimage._measurements`' run-based
+  background with that connectivity (`jaxndimage._labelling`' run-based
   union-find) and keeps the features that touch a point whose neighbour
   lies outside: exactly what the propagation from the border reaches, in
   one labelling instead of rounds over the whole image.
@@ -70,6 +70,7 @@ from jaxndimage._canvas import (
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import as_array, family_member, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
+from jaxndimage._labelling import _backward_offsets, _label_runs, label_index_dtype
 from jaxndimage._modes import check_mode
 from jaxndimage._plans import (
     Plan,
@@ -94,6 +95,7 @@ from jaxndimage._rank import (
     pad_for_footprint,
     sliding_extreme,
 )
+from jaxndimage._structures import generate_binary_structure
 from jaxndimage._support import (
     OutputArray,
     as_int,
@@ -115,7 +117,6 @@ __all__ = [
     "binary_opening",
     "binary_propagation",
     "black_tophat",
-    "generate_binary_structure",
     "grey_closing",
     "grey_dilation",
     "grey_erosion",
@@ -134,43 +135,6 @@ _GRID = ExactGrid()
 # --------------------------------------------------------------------------
 # Structuring elements
 # --------------------------------------------------------------------------
-
-def generate_binary_structure(rank: int, connectivity: int) -> np.ndarray:
-    """A 3 x 3 x ... boolean structuring element of a given connectivity.
-
-    Parameters
-    ----------
-    rank : int
-        Number of dimensions of the structure.
-    connectivity : int
-        Elements up to a squared distance of `connectivity` from the centre
-        belong to the structure: 1 (no diagonal neighbours) to `rank` (all).
-
-    Returns
-    -------
-    output : numpy.ndarray of bool
-        The structure, of shape ``(3,) * rank`` (a 0-d True for
-        ``rank < 1``).  Structures are small and describe the operation, so
-        this is a numpy array, as in SciPy.
-
-    Examples
-    --------
-    >>> from jaxndimage import generate_binary_structure
-    >>> generate_binary_structure(2, 1).astype(int)
-    array([[0, 1, 0],
-           [1, 1, 1],
-           [0, 1, 0]])
-    >>> generate_binary_structure(2, 2).all()
-    np.True_
-    """
-    if connectivity < 1:
-        connectivity = 1
-    if rank < 1:
-        return np.array(True, dtype=bool)
-    output = np.fabs(np.indices([3] * rank) - 1)
-    output = np.add.reduce(output, 0)
-    return output <= connectivity
-
 
 @dataclasses.dataclass(frozen=True)
 class IteratedStructurePlan(Plan):
@@ -989,9 +953,6 @@ def _unreached_background(input: Array, structure: np.ndarray) -> Array:
     """Everything but the background connected through ``structure`` to a
     point whose neighbour lies outside the array: the background features,
     labelled, that touch those points."""
-    # _measurements imports this module, so its label kernel is imported here.
-    from jaxndimage._measurements import _backward_offsets, _label_runs, label_index_dtype
-
     background = ~nonzero_mask(input)
     index_dtype = label_index_dtype(input.size)
     labels, _ = _label_runs(background, _backward_offsets(structure),
