@@ -18,8 +18,9 @@ not known, on arrays of one node per point.
 
 The entry point is :func:`_label_runs` (labels and their count for the
 structure's :func:`_backward_offsets`); :func:`_label_kernel` is the
-compiled kernel.  Morphology and the measurements import this module; it
-imports neither.
+compiled kernel.  :func:`label_index_dtype` and :func:`_max_exact` are the
+dtypes labels are counted in and may be stored in.  Morphology and the
+measurements import this module; it imports neither.
 """
 
 from __future__ import annotations
@@ -228,6 +229,16 @@ def label_index_dtype(size: int) -> np.dtype:
     int64 from 2**31 - 2 points (where x64 allows)."""
     return np.dtype(jax.dtypes.canonicalize_dtype(
         np.int64 if size >= 2 ** 31 - 2 else np.int32))
+
+
+def _max_exact(dtype: np.dtype) -> int:
+    """The largest label ``dtype`` stores exactly."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return 1
+    if dtype.kind == "f":
+        return 2 ** (np.finfo(dtype).nmant + 1)
+    return int(np.iinfo(dtype).max)
 
 
 def _label_runs(input: jax.Array, offsets: tuple[tuple[int, ...], ...],

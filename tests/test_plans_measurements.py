@@ -16,9 +16,19 @@ import scipy.ndimage as ndi
 from plan_checks import assert_compile_key
 
 import jaxndimage as jn
-from jaxndimage import _measurements as m
 from jaxndimage._cache import checking_arguments
 from jaxndimage._casting import scipy_arithmetic
+from jaxndimage._measurements._comprehension import _plan_labeled_comprehension
+from jaxndimage._measurements._histogram import _histogram_result
+from jaxndimage._measurements._labels import _label
+from jaxndimage._measurements._objects import _boxes_as_slices, _indices_dict
+from jaxndimage._measurements._results import _scalars
+from jaxndimage._measurements._statistics import (
+    _centres_result,
+    _extrema_result,
+    _nonempty,
+    _position_result,
+)
 
 #: Labels 0..3 on the (9, 12) test image; the same for both images of a
 #: configuration (a lookup table's length is part of the plan).
@@ -43,36 +53,36 @@ def _as_is(result, arguments):
 #: the input, keywords, how the function turns the plan's result into its
 #: own, SciPy's function of the image)
 PLANNED = [
-    ("sum_labels", None, (LABELS, [1, 2, 3]), {}, m._scalars,
+    ("sum_labels", None, (LABELS, [1, 2, 3]), {}, _scalars,
      lambda x: ndi.sum_labels(x, LABELS, [1, 2, 3])),
-    ("mean", None, (LABELS,), {}, m._scalars, lambda x: ndi.mean(x, LABELS)),
-    ("variance", None, (), {}, m._scalars, ndi.variance),
-    ("standard_deviation", None, (LABELS, 2), {}, m._scalars,
+    ("mean", None, (LABELS,), {}, _scalars, lambda x: ndi.mean(x, LABELS)),
+    ("variance", None, (), {}, _scalars, ndi.variance),
+    ("standard_deviation", None, (LABELS, 2), {}, _scalars,
      lambda x: ndi.standard_deviation(x, LABELS, 2)),
-    ("median", None, (LABELS, [3, 1]), {}, m._scalars,
+    ("median", None, (LABELS, [3, 1]), {}, _scalars,
      lambda x: ndi.median(x, LABELS, [3, 1])),
-    ("minimum", None, (LABELS, [1, 2, 3]), {}, m._nonempty("minimum"),
+    ("minimum", None, (LABELS, [1, 2, 3]), {}, _nonempty("minimum"),
      lambda x: ndi.minimum(x, LABELS, [1, 2, 3])),
-    ("maximum", None, (), {}, m._nonempty("maximum"), ndi.maximum),
+    ("maximum", None, (), {}, _nonempty("maximum"), ndi.maximum),
     ("maximum_position", None, (LABELS, 2), {},
-     m._position_result("maximum"),
+     _position_result("maximum"),
      lambda x: ndi.maximum_position(x, LABELS, 2)),
     ("minimum_position", None, (LABELS,), {},
-     m._position_result("minimum"),
+     _position_result("minimum"),
      lambda x: ndi.minimum_position(x, LABELS)),
-    ("extrema", None, (LABELS, 1), {}, m._extrema_result,
+    ("extrema", None, (LABELS, 1), {}, _extrema_result,
      lambda x: ndi.extrema(x, LABELS, 1)),
-    ("center_of_mass", None, (LABELS, [1, 2]), {}, m._centres_result,
+    ("center_of_mass", None, (LABELS, [1, 2]), {}, _centres_result,
      lambda x: ndi.center_of_mass(x, LABELS, [1, 2])),
     ("histogram", None, (0, 1, 5), {"labels": LABELS, "index": 2},
-     m._histogram_result,
+     _histogram_result,
      lambda x: ndi.histogram(x, 0, 1, 5, labels=LABELS, index=2)),
-    ("find_objects", _labels, (), {}, m._boxes_as_slices,
+    ("find_objects", _labels, (), {}, _boxes_as_slices,
      lambda x: ndi.find_objects(_labels(x))),
     ("find_objects", lambda x: x > 0.5, (), {"max_label": 2},
-     m._boxes_as_slices,
+     _boxes_as_slices,
      lambda x: ndi.find_objects(x > 0.5, max_label=2)),
-    ("value_indices", _labels, (), {"ignore_value": 0}, m._indices_dict,
+    ("value_indices", _labels, (), {"ignore_value": 0}, _indices_dict,
      lambda x: ndi.value_indices(_labels(x), ignore_value=0)),
     ("watershed_ift", lambda x: (x * 200).astype(np.uint8),
      (_markers(LABELS),), {"structure": np.ones((3, 3))}, _as_is,
@@ -142,7 +152,7 @@ def test_planned_shell_runs_no_kernel_and_its_plan_is_a_compile_key(
 
 def test_label_is_planned():
     image = np.random.default_rng(1).random((9, 12))
-    shell = m._label.__wrapped__
+    shell = _label.__wrapped__
     structure = np.ones((3, 3))
     planned, (labels, count) = _plan_and_run(shell, image > 0.5,
                                              (structure,), {})
@@ -156,9 +166,9 @@ def test_label_is_planned():
 def test_labeled_comprehension_is_planned():
     image = np.random.default_rng(2).random((9, 12))
     arguments = (LABELS, [1, 3, 7], np.ptp, np.float64, -1.0)
-    planned, result = _plan_and_run(m._plan_labeled_comprehension, image,
+    planned, result = _plan_and_run(_plan_labeled_comprehension, image,
                                     arguments, {"pass_positions": False})
-    other, _ = _plan_and_run(m._plan_labeled_comprehension, image * 2,
+    other, _ = _plan_and_run(_plan_labeled_comprehension, image * 2,
                              arguments, {"pass_positions": False})
     _check(planned, other, result,
            ndi.labeled_comprehension(image, *arguments))

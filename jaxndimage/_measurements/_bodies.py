@@ -1,0 +1,275 @@
+"""The per-label statistics on device: their shell, their kernel, and each
+statistic's body.
+
+:func:`_measure` is the shell of every statistic and of `histogram` (a
+:class:`._groups.StatisticPlan` and the operands); :func:`_run_statistic`
+its kernel: concrete CPU arrays are laid out flat in a buffer of a bucket
+length (:func:`jaxndimage._canvas.flat_bucket`), so that a new shape
+compiles nothing, and :func:`_measure_kernel`, one compiled program per
+plan, groups the points (:func:`._groups._groups`) and runs the body
+``_BODIES[plan.statistic]``: a function of the groups (and the statistic's
+operands) that returns arrays.  The public functions and their finish
+steps are in :mod:`._statistics` and :mod:`._histogram`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxndimage._cache import cached_jit
+from jaxndimage._canvas import concrete_on_cpu, flat_bucket, like_input
+from jaxndimage._dispatch import as_array
+from jaxndimage._labelling import label_index_dtype
+from jaxndimage._measurements._groups import (
+    _SPREAD,
+    StatisticPlan,
+    _broadcast_shape,
+    _coordinates,
+    _extreme,
+    _first_position,
+    _float_dtype,
+    _group_count,
+    _group_sum,
+    _Groups,
+    _groups,
+    _per_index,
+    _plan,
+    _sum_dtype,
+    _sums,
+    _unravel,
+)
+from jaxndimage._measurements._results import _is_traced
+from jaxndimage._plans import Planned
+
+#: The array parameters of the statistics (and `histogram`).
+_STATISTIC_PARAMETERS = ("input", "labels")
+
+
+def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
+             exact_index: bool = False, operands: tuple = ()) -> Planned:
+    """The shell of a per-label statistic: the grouping planned on the
+    host, with the kernel :func:`_run_statistic` and its operands (the
+    arrays, and ``operands`` for the statistic's body)."""
+    input = as_array(input)
+    plan, labels, index, low = _plan(statistic, input, labels, index,
+                                     exact_index)
+    low = None if low is None else np.asarray(low, jnp.result_type(int))
+    return Planned(plan, _run_statistic, (input, labels, index, low,
+                                          operands))
+
+
+def _run_statistic(plan: StatisticPlan, input: Any, labels: Any, index: Any,
+                   low: Any, operands: tuple) -> Any:
+    """The kernel of a :class:`StatisticPlan`: one compiled program, for
+    concrete CPU arrays on the points laid out flat in a buffer of a bucket
+    length (:func:`_canvas.flat_bucket`), so that a new shape compiles
+    nothing."""
+    if not (input.size and input.ndim and concrete_on_cpu(input)
+            and (labels is None or concrete_on_cpu(labels))
+            and not _is_traced(index)
+            and not any(_is_traced(x) for x in jax.tree.leaves(operands))):
+        return _measure_kernel(input, labels, index, low, operands, None,
+                               plan=plan)
+    shape = input.shape
+    values = np.asarray(input)
+    if labels is not None:
+        shape = _broadcast_shape(input.shape, labels.shape)
+        labels = flat_bucket(np.broadcast_to(np.asarray(labels),
+                                             shape).reshape(-1))
+    values = flat_bucket(np.broadcast_to(values, shape).reshape(-1))
+    bucket = (label_index_dtype(math.prod(shape)).type(math.prod(shape)),
+              np.array(shape, np.int32))
+    if plan.mode != "array" or not index.size:
+        return _measure_kernel(values, labels, index, low, operands, bucket,
+                               plan=plan)
+    # The index, flat, to a power-of-two length: repeats of its last value
+    # join that value's group, and their results are dropped.
+    keys = np.asarray(index).reshape(-1)
+    length = max(_SHORTEST_INDEX, 1 << (keys.size - 1).bit_length())
+    keys = np.concatenate([keys, np.repeat(keys[-1:], length - keys.size)])
+    result = _measure_kernel(values, labels, keys, low, operands, bucket,
+                             plan=plan)
+    # Cut on the host: an eager JAX slice would compile per index length.
+    result = jax.tree.map(lambda part: np.asarray(part)[:index.size].reshape(
+        index.shape + part.shape[1:]), result)
+    return jax.tree.map(lambda part: like_input(part, input), result)
+
+
+#: The shortest index array :func:`_run_statistic` passes to a bucketed kernel.
+_SHORTEST_INDEX = 8
+
+
+@cached_jit(static_argnames=("plan",))
+def _measure_kernel(input, labels, index, low, operands, bucket, *, plan):
+    """The plan's statistic of the groups :func:`_groups` forms (``bucket``
+    None for arrays of their own shape)."""
+    groups = _groups(plan, input, labels, index, low, bucket)
+    return _BODIES[plan.statistic](groups, *operands)
+
+
+def _sum_body(groups: _Groups) -> jax.Array:
+    _, sums = _sums(groups)
+    result = _per_index(groups, sums)
+    if groups.rank is None:
+        result = result.astype(_sum_dtype(groups.values.dtype))
+    return result
+
+
+def _mean(groups: _Groups) -> jax.Array:
+    counts, sums = _sums(groups)
+    dtype = _float_dtype(groups.values.dtype)
+    return sums.astype(dtype) / counts.astype(dtype)
+
+
+def _variance(groups: _Groups) -> jax.Array:
+    means = _mean(groups)
+    values = groups.values.astype(means.dtype)
+    if groups.segments is None:
+        deviation = values - means[0]
+    else:
+        deviation = values - means[groups.segments]
+    squares = (deviation * jnp.conj(deviation)).real
+    counts = _group_count(groups).astype(squares.dtype)
+    return (_group_sum(groups, squares) / counts).astype(means.dtype)
+
+
+def _extreme_values(groups: _Groups, find_max: bool) -> jax.Array:
+    """Minima or maxima per group, 0 for empty groups (as SciPy's index
+    arrays give)."""
+    values = _extreme(groups, groups.values, find_max)
+    if groups.rank is not None:
+        present = _group_count(groups) > 0
+        values = jnp.where(present, values, 0)
+    return values.astype(groups.values.dtype)
+
+
+def _extremum_body(groups: _Groups, find_max: bool):
+    values = _per_index(groups, _extreme_values(groups, find_max))
+    return values, _per_index(groups, _group_count(groups))
+
+
+def _medians(values: jax.Array, segments: jax.Array, size: int):
+    """Median per group by one sort on (group, value); NaN where empty."""
+    dtype = values.dtype
+    keys = values.astype(np.uint8) if dtype == np.bool_ else values
+    segments, keys = jax.lax.sort((segments, keys), num_keys=2)
+    counts = jax.ops.segment_sum(jnp.ones(segments.shape, np.int32),
+                                 segments, num_segments=size)
+    starts = jnp.cumsum(counts) - counts
+    low = jnp.clip(starts + (counts - 1) // 2, 0, max(keys.size - 1, 0))
+    high = jnp.clip(starts + counts // 2, 0, max(keys.size - 1, 0))
+    out = _float_dtype(dtype) if dtype.kind in "biu" else dtype
+    if keys.size == 0:
+        return jnp.full((size,), jnp.nan, out), counts
+    median = (keys[low].astype(out) + keys[high].astype(out)) / 2
+    return median, counts
+
+
+def _median_body(groups: _Groups) -> jax.Array:
+    segments = groups.segments
+    if segments is None:
+        segments = jnp.zeros(groups.values.shape, np.int32)
+    medians, counts = _medians(groups.values, segments.astype(np.int32),
+                               groups.size)
+    if groups.rank is None:
+        medians = jnp.where(counts > 0, medians, jnp.nan)
+    else:
+        # SciPy reads an absent label's median at the start of its sorted
+        # order: the smallest value among the points of the lowest label.
+        labels = groups.labels
+        if groups.valid is None:
+            lowest = labels == labels.min()
+        else:  # the padding is not the array's
+            labels = jnp.where(groups.valid, labels, labels[0])
+            lowest = (labels == labels.min()) & groups.valid
+        values = groups.values
+        if values.dtype == np.bool_:
+            values = values.astype(np.uint8)
+        first = jnp.min(jnp.where(lowest, values, jnp.max(values)))
+        medians = jnp.where(counts > 0, medians,
+                            first.astype(medians.dtype))
+    return _per_index(groups, medians)
+
+
+def _positions_of(groups: _Groups, find_max: bool) -> jax.Array:
+    """Coordinates of each group's first extreme in raster order (SciPy's
+    for one region; with an index array SciPy takes any tied position)."""
+    extreme = _extreme(groups, groups.values, find_max)
+    flat = _first_position(groups, groups.values, extreme)
+    return _per_index(groups, _coordinates(flat, groups.shape))
+
+
+def _position_body(groups: _Groups, find_max: bool):
+    return (_positions_of(groups, find_max),
+            _per_index(groups, _group_count(groups)))
+
+
+def _extrema_body(groups: _Groups):
+    count = _per_index(groups, _group_count(groups))
+    return (_per_index(groups, _extreme_values(groups, False)),
+            _per_index(groups, _extreme_values(groups, True)),
+            _positions_of(groups, False), _positions_of(groups, True), count)
+
+
+def _center_of_mass_body(groups: _Groups) -> jax.Array:
+    dtype = _float_dtype(groups.values.dtype)
+    values = groups.values.astype(dtype)
+    grids = _unravel(jnp.arange(values.size), groups.shape)
+    if not grids:
+        return _per_index(groups, jnp.zeros((groups.size, 0), dtype))
+    mass = _group_sum(groups, values)
+    moments = [_group_sum(groups, values * grid.astype(dtype))
+               for grid in grids]
+    return _per_index(groups, jnp.stack(moments, axis=-1) / mass[:, None])
+
+
+def _bin_counts(values, segments, edges, count, size):
+    """Counts per group and bin (``size`` groups, the first ``count``
+    counted)."""
+    bins = edges.size - 1
+    values = values.astype(edges.dtype) if values.dtype.kind != "c" else (
+        values.real.astype(edges.dtype))
+    inside = (values >= edges[0]) & (values <= edges[-1])
+    bin_of = jnp.searchsorted(edges, values, side="right") - 1
+    bin_of = jnp.minimum(bin_of, bins - 1)
+    spread = count * bins + jnp.arange(values.size) % _SPREAD
+    cell = jnp.where(inside & (segments < count), segments * bins + bin_of,
+                     spread)
+    counts = jax.ops.segment_sum(jnp.ones(values.shape, jnp.result_type(int)),
+                                 cell, num_segments=count * bins + _SPREAD)
+    counts = counts[:count * bins].reshape(count, bins)
+    return jnp.concatenate([counts, jnp.zeros((size - count, bins),
+                                              counts.dtype)])
+
+
+def _histogram_body(groups: _Groups, edges: jax.Array):
+    segments = groups.segments
+    if segments is None:
+        segments = jnp.zeros(groups.values.shape, np.int32)
+    counts = _bin_counts(groups.values, segments.astype(np.int32), edges,
+                         groups.count, groups.size)
+    return (_per_index(groups, counts),
+            _per_index(groups, _group_count(groups) > 0))
+
+
+_BODIES = {
+    "sum": _sum_body,
+    "mean": lambda groups: _per_index(groups, _mean(groups)),
+    "variance": lambda groups: _per_index(groups, _variance(groups)),
+    "standard_deviation": lambda groups: _per_index(
+        groups, jnp.sqrt(_variance(groups))),
+    "minimum": functools.partial(_extremum_body, find_max=False),
+    "maximum": functools.partial(_extremum_body, find_max=True),
+    "median": _median_body,
+    "minimum_position": functools.partial(_position_body, find_max=False),
+    "maximum_position": functools.partial(_position_body, find_max=True),
+    "extrema": _extrema_body,
+    "center_of_mass": _center_of_mass_body,
+    "histogram": _histogram_body,
+}

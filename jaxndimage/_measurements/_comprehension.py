@@ -1,0 +1,184 @@
+"""`labeled_comprehension`: a user's function applied to each labelled
+region, on the host.
+
+The points are sorted by label (stably, on device) and each index
+element's run of that order handed to the function as numpy arrays, in
+raster order; not traceable.  dask arguments are computed first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxndimage import _distributed
+from jaxndimage._dispatch import as_numpy
+from jaxndimage._docstrings import docfiller
+from jaxndimage._measurements._dispatch import MeasurementPlan
+from jaxndimage._measurements._groups import _check_index_cast
+from jaxndimage._measurements._results import _host, _is_traced, _like, _to_dask
+from jaxndimage._plans import Planned, run
+
+
+@docfiller
+def labeled_comprehension(input, labels, index, func, out_dtype, default,
+                          pass_positions=False):
+    """Apply a function to each labelled region of an array.
+
+    Roughly ``[func(input[labels == i]) for i in index]``. The points of
+    each region are passed to `func` in raster order.
+
+    Parameters
+    ----------
+    %(input_values)s
+    labels : array_like or None
+        Labels, of `input`'s shape (or broadcastable to it). None: `func` is
+        applied to all of `input`.
+    index : int, sequence of ints or None
+        Labels of the regions; a scalar gives one result. None: `func` is
+        applied to all points where `labels` > 0.
+    func : callable
+        ``func(values)``, or ``func(values, positions)`` with
+        `pass_positions`; values (and flat positions) are numpy arrays.
+    out_dtype : dtype
+        dtype of the result.
+    default : scalar or None
+        The result for labels of `index` that do not occur.
+    pass_positions : bool, optional
+        Also pass the flat positions of the points to `func`. Default False.
+
+    Returns
+    -------
+    result : ndarray or scalar
+        `func`'s results, one per element of `index`. `func` runs on the
+        host, so this is not traceable.
+
+    %(examples_measurements)s
+    >>> labels, n = jaxndimage.label(a)
+    >>> jaxndimage.labeled_comprehension(a, labels, np.arange(1, n + 2),
+    ...                                  np.mean, float, -1)
+    array([ 2.75,  5.5 ,  6.  , -1.  ])
+    """
+    if _distributed.is_dask_array(input) or _distributed.is_dask_array(
+            labels) or _distributed.is_dask_array(index):
+        result = labeled_comprehension(
+            *(_distributed.computed(a) if _distributed.is_dask_array(a) else a
+              for a in (input, labels, index)),
+            func, out_dtype, default, pass_positions)
+        return _to_dask(result)
+    return run(_plan_labeled_comprehension(input, labels, index, func,
+                                           out_dtype, default,
+                                           pass_positions))
+
+
+@dataclasses.dataclass(frozen=True)
+class ComprehensionPlan(MeasurementPlan):
+    """`labeled_comprehension`: ``func`` applied on the host to all points
+    (``mode`` "all"), to those with ``labels > 0`` ("positive"), or to each
+    label of an index array ("array"; ``scalar`` for an index given as a
+    scalar), the points' flat positions passed too if ``pass_positions``;
+    results of ``out_dtype``."""
+
+    mode: str
+    scalar: bool
+    pass_positions: bool
+    out_dtype: np.dtype | None
+
+
+def _plan_labeled_comprehension(input, labels, index, func, out_dtype,
+                                default, pass_positions) -> Planned:
+    """The shell of `labeled_comprehension` (for concrete, non-dask
+    arrays): the checks, in SciPy's order, and the host arrays."""
+    why = "it calls a Python function on each region"
+    template = next((a for a in (input, labels) if hasattr(a, "shape")
+                     and not isinstance(a, np.ndarray)), None)
+    values = np.asarray(_host(input, "labeled_comprehension", why))
+    pass_positions = bool(pass_positions)
+
+    def planned(mode: str, arrays: tuple = (), scalar: bool = False,
+                dtype: np.dtype | None = None) -> Planned:
+        plan = ComprehensionPlan(values.ndim, mode, scalar, pass_positions,
+                                 dtype)
+        return Planned(plan, _run_comprehension,
+                       (func, default, template, values, *arrays))
+
+    if labels is None:
+        if index is not None:
+            raise ValueError("index without defined labels")
+        return planned("all")
+    label_values = np.asarray(_host(labels, "labeled_comprehension", why))
+    if index is not None and _is_traced(index):
+        _host(index, "labeled_comprehension", why)
+    try:
+        values, label_values = np.broadcast_arrays(values, label_values)
+    except ValueError:
+        raise ValueError("labels: input and labels must have the same shape "
+                         "(excepting dimensions with width 1)") from None
+    if index is None:
+        return planned("positive", (label_values,))
+    scalar = bool(np.isscalar(index))
+    index = np.atleast_1d(as_numpy(index))
+    _check_index_cast(index, label_values)
+    return planned("array", (label_values, index.astype(label_values.dtype)),
+                   scalar, np.dtype(out_dtype))
+
+
+def _run_comprehension(plan: ComprehensionPlan, func: Callable,
+                       default: Any, template: Any, values: np.ndarray,
+                       labels: np.ndarray | None = None,
+                       index: np.ndarray | None = None) -> Any:
+    """The kernel of a :class:`ComprehensionPlan` (host arrays; an index
+    array's results in the array type of ``template``, unless None)."""
+    positions = (np.arange(values.size).reshape(values.shape)
+                 if plan.pass_positions else None)
+
+    def call(mask=None):
+        if mask is None:
+            args = (values.ravel(),) + (
+                (positions.ravel(),) if plan.pass_positions else ())
+        else:
+            args = (values[mask],) + (
+                (positions[mask],) if plan.pass_positions else ())
+        return func(*args)
+
+    if plan.mode == "all":
+        return call()
+    if plan.mode == "positive":
+        return call(labels > 0)
+    order, lows, highs, flat_values, flat_positions = _comprehension_groups(
+        values, labels, index, plan.pass_positions)
+    result = np.empty(index.shape, plan.out_dtype)
+    result[...] = default
+    for i, (low, high) in enumerate(zip(lows, highs)):
+        if low == high:
+            continue
+        args = (flat_values[low:high],) + (
+            (flat_positions[low:high],) if plan.pass_positions else ())
+        result.flat[order[i]] = func(*args)
+    if plan.scalar:
+        return result.flat[0]
+    if template is not None and result.dtype != object:
+        return _like(template, result)
+    return result
+
+
+def _comprehension_groups(values, labels, index, pass_positions):
+    """Points sorted by label (stably, on device) and each index element's
+    run in that order."""
+    with jax.enable_x64(True):
+        flat_labels = jnp.asarray(labels.ravel())
+        order = np.asarray(jnp.argsort(flat_labels, stable=True))
+    sorted_labels = labels.ravel()[order]
+    flat_values = values.ravel()[order]
+    flat_positions = (np.arange(values.size)[order] if pass_positions
+                      else None)
+    index_order = np.argsort(index.ravel(), kind="stable")
+    ordered_index = index.ravel()[index_order]
+    lows = np.searchsorted(sorted_labels, ordered_index, side="left")
+    highs = np.searchsorted(sorted_labels, ordered_index, side="right")
+    return index_order, lows, highs, flat_values, flat_positions

@@ -1,0 +1,218 @@
+"""`find_objects` and `value_indices`: reductions on device whose result
+structure depends on the data.
+
+The kernels (the bounding box of each label; the stable order of the
+values) run on device; the finish steps build the list of slices and the
+dict of index arrays on the host, so neither function can be traced (a
+TypeError that says so).  `find_objects` of a dask ``input`` merges the
+boxes of its blocks (:func:`._over_blocks._find_objects_over_blocks`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxndimage._cache import cached_jit
+from jaxndimage._dispatch import as_array
+from jaxndimage._measurements._dispatch import MeasurementPlan, _measurement
+from jaxndimage._measurements._groups import _SPREAD
+from jaxndimage._measurements._over_blocks import _find_objects_over_blocks
+from jaxndimage._measurements._results import _host, _is_traced, _like
+from jaxndimage._plans import Planned
+
+
+@cached_jit(static_argnames=("count",))
+def _bounding_boxes(labels: jax.Array, *, count: int):
+    """Lowest and highest coordinate of labels 1..count per axis, and which
+    labels occur."""
+    flat = labels.ravel()
+    spread = count + jnp.arange(flat.size, dtype=np.int32) % _SPREAD
+    segments = jnp.where((flat >= 1) & (flat <= count),
+                         flat.astype(np.int32) - 1, spread)
+    size = count + _SPREAD
+    position = jnp.arange(flat.size, dtype=np.int32)
+    grids = jnp.unravel_index(position, labels.shape) if labels.ndim else ()
+    low = [jax.ops.segment_min(g, segments, num_segments=size)[:count]
+           for g in grids]
+    high = [jax.ops.segment_max(g, segments, num_segments=size)[:count]
+            for g in grids]
+    # An empty segment's minimum is the identity, the largest int32.
+    first = low[0] if low else jax.ops.segment_min(
+        position, segments, num_segments=size)[:count]
+    present = first < np.iinfo(np.int32).max
+    empty = jnp.zeros((count, 0), np.int32)
+    return (jnp.stack(low, axis=-1) if low else empty,
+            jnp.stack(high, axis=-1) if high else empty, present)
+
+
+def _boxes_as_slices(result, bound):
+    why = "the length of its list depends on the labels"
+    low, high, present = (_host(x, "find_objects", why) for x in result)
+    return [tuple(map(slice, starts, stops)) if here else None
+            for starts, stops, here in zip(low.tolist(), (high + 1).tolist(),
+                                           present.tolist())]
+
+
+@dataclasses.dataclass(frozen=True)
+class FindObjectsPlan(MeasurementPlan):
+    """`find_objects`: the boxes of labels ``1 .. max_label``."""
+
+    max_label: int
+
+
+def _run_find_objects(plan: FindObjectsPlan, input: Any) -> tuple:
+    """The kernel of a :class:`FindObjectsPlan`: each label's lowest and
+    highest coordinates, and which labels occur (float labels truncated)."""
+    if input.dtype.kind == "f":
+        xp = np if isinstance(input, np.ndarray) else jnp
+        input = xp.trunc(input).astype(jnp.result_type(int))
+    return _bounding_boxes(input, count=plan.max_label)
+
+
+def _find_objects_of_dask(input, max_label=0):
+    """`find_objects` of a dask ``input``: :func:`_find_objects_over_blocks`
+    with this function on each block."""
+    return _find_objects_over_blocks(find_objects, input, max_label)
+
+
+@_measurement("input", finish=_boxes_as_slices,
+              over_blocks=_find_objects_of_dask)
+def find_objects(input, max_label=0):
+    """The bounding box of each label, as a tuple of slices.
+
+    Parameters
+    ----------
+    input : array_like of int
+        Labels; 0 (and negative values) are background.
+    max_label : int, optional
+        The highest label to look for. Default: ``input.max()``.
+
+    Returns
+    -------
+    object_slices : list of tuples
+        For label ``l`` at position ``l - 1``: one slice per axis (the
+        smallest box holding the label), or None where the label does not
+        occur. Computed on device and built on the host: not traceable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.zeros((6, 6), dtype=int)
+    >>> a[2:4, 2:4] = 1
+    >>> a[4, 4] = 1
+    >>> a[:2, :3] = 2
+    >>> a[0, 5] = 3
+    >>> jaxndimage.find_objects(a)  # doctest: +NORMALIZE_WHITESPACE
+    [(slice(2, 5, None), slice(2, 5, None)),
+     (slice(0, 2, None), slice(0, 3, None)),
+     (slice(0, 1, None), slice(5, 6, None))]
+    >>> jaxndimage.find_objects(a == 1, max_label=2)
+    [(slice(2, 5, None), slice(2, 5, None)), None]
+    """
+    input = as_array(input)
+    if input.dtype.kind == "c":
+        raise TypeError("Complex type not supported")
+    if max_label < 1:
+        max_label = _host(input.max(), "find_objects", "its default "
+                          "max_label, input.max(), decides the length of "
+                          "its list")[()]
+    plan = FindObjectsPlan(input.ndim, operator.index(max_label))
+    return Planned(plan, _run_find_objects, (input,))
+
+
+@cached_jit()
+def _value_order(values: jax.Array):
+    """Stable order of the flat values, the sorted values, and where each
+    run of equal values starts."""
+    order = jnp.argsort(values, stable=True)
+    ordered = values[order]
+    starts = jnp.concatenate([jnp.ones((1,), bool),
+                              ordered[1:] != ordered[:-1]])
+    return order, ordered, starts
+
+
+@dataclasses.dataclass(frozen=True)
+class ValueIndicesPlan(MeasurementPlan):
+    """`value_indices`: the stable order of the values (``ignore_value``
+    is left out of the dict built on the host, not of the kernel)."""
+
+
+def _run_value_indices(plan: ValueIndicesPlan, arr: Any) -> tuple:
+    """The kernel of a :class:`ValueIndicesPlan`: the stable order of the
+    flat values, the sorted values, and where each run of equal values
+    starts."""
+    arr = jnp.asarray(arr)
+    if arr.size == 0:
+        return (jnp.zeros((0,), np.int32), arr.ravel(),
+                jnp.zeros((0,), bool))
+    return _value_order(arr.ravel())
+
+
+def _indices_dict(result, bound):
+    order, ordered, starts = result
+    template = order
+    shape = np.shape(bound.arguments["arr"])
+    order = _host(order, "value_indices", "")
+    ordered = _host(ordered, "value_indices", "")
+    starts = np.flatnonzero(_host(starts, "value_indices", ""))
+    ends = np.append(starts[1:], ordered.size)
+    numpy_caller = isinstance(template, np.ndarray)
+    ignore = bound.arguments.get("ignore_value")
+    if ignore is not None:
+        ignore = ordered.dtype.type(ignore)
+    indices = {}
+    for start, end in zip(starts, ends):
+        value = ordered[start]
+        if ignore is not None and value == ignore:
+            continue
+        where = np.unravel_index(order[start:end].astype(np.intp), shape)
+        key = value if numpy_caller else value.item()
+        indices[key] = tuple(_like(template, w) for w in where)
+    return indices
+
+
+@_measurement("arr", finish=_indices_dict)
+def value_indices(arr, *, ignore_value=None):
+    """The positions of each distinct value of an integer array.
+
+    Parameters
+    ----------
+    arr : array_like of int
+        Integer array.
+    ignore_value : int, optional
+        A value to leave out. Default None: every value is kept.
+
+    Returns
+    -------
+    indices : dict
+        For each distinct value, in increasing order, a tuple of index
+        arrays (one per axis, as ``numpy.nonzero`` gives) of its positions
+        in raster order. Keys are numpy scalars of `arr`'s dtype for numpy
+        input, Python ints otherwise. Sorted on device, built on the host:
+        not traceable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import jaxndimage
+    >>> a = np.array([[2, 0, 1],
+    ...               [1, 0, 2]])
+    >>> found = jaxndimage.value_indices(a, ignore_value=0)
+    >>> list(found)
+    [np.int64(1), np.int64(2)]
+    >>> found[1]
+    (array([0, 1]), array([2, 0]))
+    """
+    arr = as_array(arr)
+    if arr.dtype.kind not in "iu":
+        raise ValueError("Parameter 'arr' must be an integer array")
+    if _is_traced(arr):
+        _host(arr, "value_indices", "its dict has one entry per value found")
+    return Planned(ValueIndicesPlan(arr.ndim), _run_value_indices, (arr,))

@@ -1,0 +1,95 @@
+"""Results in SciPy's types, and the refusal of a trace where a result is
+built on the host.
+
+numpy input gets numpy scalars and arrays, tuples and lists; JAX input JAX
+arrays (0-d for scalars); other array-API input arrays of the caller's
+library; dask input dask arrays (:func:`_to_dask`).  The measurements'
+*finish* steps (``finish(result, bound)``, see
+:func:`._dispatch._measurement`) build their Python structures with these
+helpers; :func:`_host` raises a TypeError that names the function and why
+where such a structure would need a traced value.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import array_api_compat
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxndimage._dispatch import as_numpy, is_jax_array
+
+
+def _is_traced(value: Any) -> bool:
+    return isinstance(value, jax.core.Tracer)
+
+
+def _host(value: Any, function: str, why: str) -> np.ndarray:
+    """A result array as numpy, for building a Python result on the host."""
+    if _is_traced(value):
+        raise TypeError(
+            f"{function}: cannot be traced by jit/vmap/grad: {why}; call it "
+            f"on concrete arrays (outside the transformation)")
+    return as_numpy(value)
+
+
+def _like(template: Any, values: np.ndarray) -> Any:
+    """numpy ``values`` as an array of the same library as ``template``."""
+    if isinstance(template, np.ndarray | np.generic):
+        return values
+    if is_jax_array(template):
+        return jnp.asarray(values)
+    return array_api_compat.array_namespace(template).asarray(values)
+
+
+def _scalar(value: Any) -> Any:
+    """0-d numpy arrays as numpy scalars (SciPy's type); others unchanged."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
+def _rows(array: Any) -> list:
+    """The first axis of ``array`` as a list of its elements."""
+    return [_scalar(array[i, ...]) for i in range(array.shape[0])]
+
+
+def _positions(positions: Any) -> Any:
+    """Coordinates as SciPy returns them: a tuple for one region, a list of
+    tuples for an index array (listed flat for an n-d index)."""
+    if positions.ndim == 1:
+        return tuple(_rows(positions))
+    if positions.ndim > 2:
+        xp = array_api_compat.array_namespace(positions)
+        positions = xp.reshape(positions, (-1, positions.shape[-1]))
+    return [tuple(_rows(row)) for row in _rows(positions)]
+
+
+def _python_int(value: Any) -> Any:
+    """A count as a Python int, except for JAX callers (a JAX integer)."""
+    return value if is_jax_array(value) else int(as_numpy(value))
+
+
+def _to_dask(result: Any) -> Any:
+    """A numpy result as SciPy's array-API layer hands it to dask callers."""
+    import dask.array as da
+
+    if isinstance(result, np.ndarray | np.generic):
+        if isinstance(result, np.ndarray) and result.dtype == object:
+            return result
+        return da.asarray(result)
+    if isinstance(result, dict):
+        return {key.item() if isinstance(key, np.generic) else key:
+                tuple(da.asarray(v) for v in value)
+                for key, value in result.items()}
+    if isinstance(result, list | tuple):
+        return type(result)(_to_dask(item) for item in result)
+    return result
+
+
+def _scalars(result: Any, bound: inspect.BoundArguments) -> Any:
+    """The default finish step: each 0-d array of ``result`` a scalar."""
+    return jax.tree.map(_scalar, result)
