@@ -66,8 +66,8 @@ from jaxndimage._typing import Array
 __all__ = ["BUCKETS", "LIST_CHUNK", "SHORT_LISTS", "SOURCE_LENGTHS", "TILE_LENGTH",
            "ExactGrid", "FlatGrid", "Margins", "bands", "bucket_length",
            "canvas_mode", "canvas_per_pass", "checking_reads",
-           "concrete_on_cpu", "flat_bucket",
-           "gather_source", "like_input",
+           "chunk_of", "concrete_on_cpu", "flat_bucket", "flat_position",
+           "gather_source", "in_chunks", "like_input",
            "list_chunks", "list_length", "nonzero_mask", "one_pass_per_call",
            "pointwise", "relabel_axes",
            "separable_margins", "shape_generic", "window_margins"]
@@ -140,6 +140,58 @@ def list_chunks(count: int) -> tuple[int, int]:
     if count <= LIST_CHUNK:
         return list_length(count), 1
     return LIST_CHUNK, -(-count // LIST_CHUNK)
+
+
+def chunk_of(values: np.ndarray, start: int, length: int) -> np.ndarray:
+    """The ``length`` entries of ``values`` from ``start`` along its last
+    axis: a view where ``values`` holds them all, else a copy padded with
+    zeros."""
+    if start + length <= values.shape[-1]:
+        return values[..., start:start + length]
+    piece = np.zeros(values.shape[:-1] + (length,), values.dtype)
+    part = values[..., start:]
+    piece[..., :part.shape[-1]] = part
+    return piece
+
+
+def in_chunks(count: int, run: Callable[[int, int], Any]) -> np.ndarray:
+    """The ``count`` values of a list computed in chunks: ``run(start,
+    length)`` gives the values of positions ``start`` to ``start + length``
+    (chunks of :func:`list_chunks`, all of one length, so one program
+    serves every chunk).  Every chunk is dispatched before the first is
+    read back; the result is a fresh numpy array."""
+    length, chunks = list_chunks(count)
+    parts = [run(start, length) for start in range(0, length * chunks,
+                                                    length)]
+    return np.concatenate([np.asarray(p) for p in parts])[:count]
+
+
+def flat_position(start: Array, length: int, shape: Array) -> list[Array]:
+    """Inside a kernel: the indices along each axis of the C-ordered flat
+    positions ``start`` to ``start + length`` of an array of the traced
+    ``shape`` (an int32 vector; positions past its end are clamped to its
+    last point).
+
+    With JAX's 64-bit types the quotients are taken in float64, which XLA's
+    CPU backend divides several times faster than integers and exactly for
+    these positions (below 2**31); otherwise in int32."""
+    ndim = shape.shape[0]
+    position = start + lax.iota(np.int32, length)
+    position = jnp.minimum(position, math.prod(
+        [shape[a] for a in range(ndim)]) - 1)
+    wide = jax.dtypes.canonicalize_dtype(np.float64) == np.float64
+    indices = []
+    for axis in range(ndim - 1, 0, -1):
+        n = shape[axis]
+        if wide:
+            quotient = jnp.floor((position.astype(np.float64) + 0.5)
+                                 / n.astype(np.float64)).astype(np.int32)
+        else:
+            quotient = position // n
+        indices.append(position - quotient * n)
+        position = quotient
+    indices.append(position)
+    return indices[::-1]
 
 
 # --------------------------------------------------------------------------
@@ -703,7 +755,8 @@ def shape_generic(static_argnames: tuple[str, ...],
                   margins: Callable[..., Margins], *,
                   pass_axes: str | None = None,
                   mode_args: tuple[str, ...] = (),
-                  cpu_compiler_options: Mapping[str, Any] = LOOP_EMITTERS
+                  cpu_compiler_options: Mapping[str, Any] = LOOP_EMITTERS,
+                  widest_margin: int = WIDEST_MARGIN
                   ) -> Callable[[Callable], Callable]:
     """``jax.jit`` for a window kernel, compiled per bucket, not per shape.
 
@@ -733,7 +786,10 @@ def shape_generic(static_argnames: tuple[str, ...],
 
     ``cpu_compiler_options`` are the XLA options the canvas programs
     compile with on a CPU (:class:`~jaxndimage._cache.KernelCache`); by
-    default XLA's loop emitters.
+    default XLA's loop emitters.  ``widest_margin`` replaces
+    `WIDEST_MARGIN` for a kernel whose canvases extend one axis only (a
+    wider margin costs such a canvas a fraction of the array, not a
+    multiple).
     """
 
     def decorate(kernel: Callable) -> Callable:
@@ -800,7 +856,7 @@ def shape_generic(static_argnames: tuple[str, ...],
                         stored, geometry, *arrays),
                     x, program.margins, program.order, program.bands)
             reads = margins(x.ndim, **static)
-            if max(reads.lo + reads.hi) > WIDEST_MARGIN:
+            if max(reads.lo + reads.hi) > widest_margin:
                 return exact(x, *arrays, **static)
             static, order = canvas_static(static, x.ndim)
             row_bands = bands(x.shape, reads)
@@ -827,6 +883,9 @@ def shape_generic(static_argnames: tuple[str, ...],
                                            compiled[0])
             return result
 
+        # The compiled canvas programs, by input shape, dtype and
+        # configuration (for tests: their memory analysis).
+        call.programs = programs
         return call
 
     return decorate
