@@ -15,6 +15,13 @@ the rounding error of the compute dtype.  A convolution has no recursion to
 amplify rounding errors, so it is as stable in float32 as in float64, and it
 vectorises over the whole array.
 
+Concrete CPU input (numpy, and JAX arrays outside a trace on one CPU
+device) compiles nothing per shape: each axis is filtered by one call on a
+canvas extended along that axis only (:func:`_canvas_axis`, the poles'
+FIRs in turn; see :mod:`jaxndimage._canvas`), or, for an axis of a few
+samples whose 'reflect' initial condition needs its correction, by the
+axis's matrix on the host.  Other input compiles for its shape.
+
 Host (numpy) float32 input computes in float64, as SciPy does.  Accuracy
 of JAX float32 input, which computes in float32, measured against SciPy in
 float64 on a 256x256 uniform random float32 image in [0, 1), worst over all
@@ -35,6 +42,7 @@ float64 inputs agree with SciPy to about 1e-14.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -44,10 +52,17 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import cached_jit
+from jaxndimage._canvas import (
+    Margins,
+    concrete_on_cpu,
+    like_input,
+    separable_margins,
+    shape_generic,
+)
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
 from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
-from jaxndimage._filters import _correlate_along
+from jaxndimage._filters import _correlate_along, _correlate_pass, _run_passes
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, extend_indices, pad_axis
 from jaxndimage._plans import Plan, Planned
 from jaxndimage._support import normalize_axis, output_dtype
@@ -163,6 +178,102 @@ def _filter_axis(x: Array, order: int, axis: int, extension: str) -> Array:
     return x
 
 
+def _exact_fir(order: int, n: int, extension: str, dtype: np.dtype) -> bool:
+    """Whether the poles' FIRs alone filter an axis of ``n`` samples: in
+    every extension but 'reflect', whose initial condition differs by a
+    term that vanishes on all but the shortest axes
+    (:func:`_reflect_correction`)."""
+    return extension != "reflect" or all(
+        _reflect_correction(z, n, np.dtype(dtype)) is None
+        for z in POLES[order])
+
+
+def _axis_margins(ndim: int, *, axes: tuple[int], radii: tuple[int, ...],
+                  mode: str, **_: Any) -> Margins:
+    """The poles' FIRs read one after the other along the axis of
+    ``axes``: as far as their radii together, in one step each."""
+    return separable_margins(ndim, axes, (2 * sum(radii) + 1,), (0,), (mode,),
+                             len(radii))
+
+
+#: The widest margin of the prefilter on a canvas: its poles' radii
+#: together, 64 samples for order 5 in float64.  Its canvases extend one
+#: axis only, by a fraction of the array for all but short axes.
+_WIDEST_POLES = 64
+
+
+@shape_generic(("axes", "radii", "mode", "out_dtype", "compute"),
+               _axis_margins, pass_axes="axes", mode_args=("mode",),
+               widest_margin=_WIDEST_POLES)
+def _canvas_axis(x: Array, taps: tuple[Array, ...], *, grid: Any,
+                 axes: tuple[int], radii: tuple[int, ...], mode: str,
+                 out_dtype: np.dtype, compute: np.dtype) -> Array:
+    """:func:`_filter_axis` of an axis the FIRs filter alone
+    (:func:`_exact_fir`) on a canvas: each pole's FIR in ``compute``, the
+    last one stored in ``out_dtype``."""
+    for index, weights in enumerate(taps):
+        stored = out_dtype if index == len(taps) - 1 else compute
+        x = _run_passes(grid, x, [_correlate_pass(weights, axes[0], mode, 0, 1)],
+                        0.0, stored, compute)
+    return x
+
+
+def _filter_on_canvases(x: np.ndarray, order: int, axes: Sequence[int],
+                        extension: str, out_dtype: np.dtype,
+                        compute: np.dtype) -> np.ndarray:
+    """:func:`_spline_filter` of concrete CPU input, one axis per call, so
+    that no new shape compiles: on a canvas (:func:`_canvas_axis`), or
+    where the 'reflect' correction holds, an axis of a few samples, by its
+    matrix on the host; an axis of one sample is cast."""
+    compute = np.dtype(compute)
+    taps = tuple(pole_kernel(z, compute).astype(compute)
+                 for z in POLES[order])
+    radii = tuple(t.size // 2 for t in taps)
+    for axis in axes:
+        n = x.shape[axis]
+        if n > 1 and _exact_fir(order, n, extension, compute):
+            x = _canvas_axis(x, taps, axes=(axis,), radii=radii,
+                             mode=extension, out_dtype=out_dtype,
+                             compute=compute)
+            continue
+        x = x.astype(compute)
+        if n > 1:
+            matrix = _axis_matrix(order, n, extension, compute).astype(compute)
+            x = np.moveaxis(np.tensordot(matrix, np.moveaxis(x, axis, 0),
+                                         axes=1), 0, axis)
+        x = cast_like_c(x, out_dtype)
+    return np.ascontiguousarray(x)
+
+
+def _host_pad(x: np.ndarray, axis: int, width: int, mode: str,
+              cval: Any) -> np.ndarray:
+    """``x`` extended by ``width`` samples on both sides of ``axis`` as
+    :func:`_modes.pad_axis` extends it, on the host."""
+    n = x.shape[axis]
+    source = extend_indices(np.arange(-width, n + width), n, mode)
+    padded = np.take(x, np.maximum(source, 0), axis=axis)
+    if np.any(source < 0):
+        outside = (slice(None),) * axis + (source < 0,)
+        padded[outside] = np.asarray(cval).astype(x.dtype)
+    return padded
+
+
+def coefficients_on_canvases(x: Any, order: int, mode: str, cval: Any,
+                             axes: Sequence[int], compute: np.dtype
+                             ) -> np.ndarray:
+    """:func:`spline_coefficients` (``prefilter`` on, ``order`` 2 to 5) of
+    concrete CPU input along ``axes``, in ``compute``: padded on the host
+    and filtered one axis per call (:func:`_filter_on_canvases`), so that
+    no new shape compiles.  A numpy array."""
+    info = INTERPOLATION[mode]
+    x = np.asarray(x).astype(compute)
+    if info.prepad:
+        for axis in axes:
+            x = _host_pad(x, axis, PREPAD, info.prepad, cval)
+    return _filter_on_canvases(x, order, axes, info.prefilter, compute,
+                               compute)
+
+
 @cached_jit(static_argnames=("order", "axes", "mode", "out_dtype",
                              "compute"))
 def _spline_filter(x: Array, *, order: int, axes: tuple[int, ...], mode: str,
@@ -240,7 +351,11 @@ class SplinePlan(Plan):
 
 
 def _run_spline(plan: SplinePlan, input: ArrayLike) -> Array:
-    """The kernel of a :class:`SplinePlan`."""
+    """The kernel of a :class:`SplinePlan`: concrete CPU input on the host
+    and on canvases (:func:`_filter_on_canvases`), nothing compiled per
+    shape; other input by :func:`_spline_filter`, for its shape."""
+    if concrete_on_cpu(input):
+        return like_input(_spline_on_host(plan, np.asarray(input)), input)
     input = to_jax(input)
     if plan.complex_input:
         part = dataclasses.replace(plan, complex_input=False,
@@ -253,6 +368,22 @@ def _run_spline(plan: SplinePlan, input: ArrayLike) -> Array:
     return _spline_filter(input, order=plan.order, axes=plan.axes,
                           mode=plan.mode, out_dtype=plan.out_dtype,
                           compute=arithmetic_dtype(input.dtype))
+
+
+def _spline_on_host(plan: SplinePlan, input: np.ndarray) -> np.ndarray:
+    """:func:`_run_spline` of a numpy array, as a numpy array."""
+    if plan.complex_input:
+        part = dataclasses.replace(plan, complex_input=False,
+                                   out_dtype=np.finfo(plan.out_dtype).dtype)
+        result = np.empty(input.shape, plan.out_dtype)
+        result.real = _spline_on_host(part, input.real)
+        result.imag = _spline_on_host(part, input.imag)
+        return result
+    if plan.order < 2 or not plan.axes or input.size == 0:
+        return cast_like_c(input, plan.out_dtype)
+    return _filter_on_canvases(
+        input, plan.order, plan.axes, INTERPOLATION[plan.mode].prefilter,
+        plan.out_dtype, arithmetic_dtype(input.dtype))
 
 
 def _plan_spline(input: Array, order: int, axes: tuple[int, ...],
