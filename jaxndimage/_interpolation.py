@@ -16,6 +16,19 @@ axis on its own, so they interpolate one axis after the other instead.
 
 Integer outputs are rounded half away from zero and clipped to the dtype's
 range, as SciPy's interpolation does (unlike its filters, which truncate).
+
+Concrete CPU input (numpy, and JAX arrays outside a trace on one CPU
+device) compiles nothing per shape: the coefficients come from canvases
+(:func:`_splines.coefficients_on_canvases`), are flattened into a buffer
+of a source length (:func:`_canvas.gather_source`), and the output points
+run in chunks of a list length (:func:`_canvas.in_chunks`) with the sizes
+traced: listed points for ``map_coordinates``, ``geometric_transform``
+(whose mapping is called with numpy coordinates there) and the output grid
+of ``affine_transform``, ``rotate``, ``shift`` and ``zoom``, whose
+coordinates the kernel forms from each point's flat position
+(:func:`_grid_flat`).  Arrays with an axis of at most ``order + 2``
+samples, or longer than the last bucket, and prefiltered zooms of
+`_SEPARABLE_POINTS` or more, compile for their shape.
 """
 
 from __future__ import annotations
@@ -37,17 +50,19 @@ from jax import lax
 from jaxndimage._cache import LOOP_EMITTERS, KernelCache, cached_jit
 from jaxndimage._canvas import (
     BUCKETS,
+    chunk_of,
     concrete_on_cpu,
+    flat_position,
     gather_source,
+    in_chunks,
     like_input,
-    list_chunks,
 )
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
-from jaxndimage._dispatch import as_array, host_only, ndimage_function, to_jax
+from jaxndimage._dispatch import as_array, host_only, ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, fold_indices, map_coordinate
 from jaxndimage._plans import Plan, Planned
-from jaxndimage._splines import spline_coefficients
+from jaxndimage._splines import coefficients_on_canvases, spline_coefficients
 from jaxndimage._support import (
     OutputArray,
     is_low_level_callable,
@@ -363,27 +378,41 @@ def _filtered(x: Array, cval: Any, *, order: int, mode: str) -> Array:
         spline_coefficients(x, order, mode, cval, True)[0])
 
 
+def _traced(*values: Any) -> bool:
+    """True where any of ``values`` (arrays, numbers) is a tracer."""
+    return any(isinstance(leaf, jax.core.Tracer)
+               for leaf in jax.tree.leaves(values))
+
+
 def _coefficients(x: Array, cval: Any, order: int, mode: str,
-                  prefilter: bool, dtype: np.dtype) -> tuple[Array, int]:
-    """:func:`spline_coefficients` in ``dtype``, behind an optimization
-    barrier: fused into the gathers, the prefilter would be recomputed for
-    every neighbour read (the barrier holds inside a user's ``jit`` too).
-    Without a prefilter ``x`` itself is returned: the kernels cast what
-    they read."""
+                  prefilter: bool, dtype: np.dtype,
+                  axes: Sequence[int] | None = None) -> tuple[Array, int]:
+    """:func:`spline_coefficients` in ``dtype`` along ``axes`` (default
+    all; other than all for concrete CPU input only).
+
+    Concrete CPU input is prefiltered on canvases
+    (:func:`_splines.coefficients_on_canvases`), nothing compiled per
+    shape.  Other input passes an optimization barrier: fused into the
+    gathers, the prefilter would be recomputed for every neighbour read
+    (the barrier holds inside a user's ``jit`` too).  Without a prefilter
+    ``x`` itself is returned: the kernels cast what they read."""
     if not prefilter or order < 2:
         return x, 0
     npad = PREPAD if INTERPOLATION[mode].prepad else 0
+    if concrete_on_cpu(x) and not _traced(cval):
+        c = coefficients_on_canvases(
+            x, order, mode, cval, range(x.ndim) if axes is None else axes,
+            dtype)
+        return like_input(c, x), npad
     c = _filtered(x.astype(dtype), cval, order=order, mode=mode)
     return (np.asarray(c) if isinstance(x, np.ndarray) else c), npad
 
 
-def _points(c: Array, coordinates: Array | _GridSums, cval: Any,
+def _points(c: Array, points: Sequence[Array], cval: Any,
             sizes: Sequence[Any] | None, *, npad: int, order: int, mode: str,
             dtype: np.dtype, out_dtype: np.dtype) -> Array:
-    if isinstance(coordinates, _GridSums):
-        points = coordinates.evaluate()
-    else:  # in _coordinate_dtype (_as_coordinates)
-        points = [coordinates[axis] for axis in range(coordinates.shape[0])]
+    """Interpolate ``c`` at ``points`` (one coordinate array per axis, in
+    :func:`_coordinate_dtype`, before SciPy's padding of ``npad``)."""
     points = [p + npad for p in points]
     return _round_to(_interpolate_points(c, points, order, mode, cval,
                                          dtype, sizes), out_dtype)
@@ -395,32 +424,84 @@ _POINTS_STATIC = ("npad", "order", "mode", "dtype", "out_dtype")
 @cached_jit(static_argnames=_POINTS_STATIC)
 def _points_exact(c: Array, coordinates: Array | _GridSums, cval: Any,
                   **static: Any) -> Array:
-    return _points(c, coordinates, cval, None, **static)
+    if isinstance(coordinates, _GridSums):
+        points = coordinates.evaluate()
+    else:  # in _coordinate_dtype (_as_coordinates)
+        points = [coordinates[axis] for axis in range(coordinates.shape[0])]
+    return _points(c, points, cval, None, **static)
+
+
+def _traced_sizes(sizes: Array) -> list[Array]:
+    return [sizes[a] for a in range(sizes.shape[0])]
 
 
 def _points_flat(c: Array, coordinates: Array, cval: Any, sizes: Array,
                  **static: Any) -> Array:
     """The points kernel on a flattened ``c`` of traced ``sizes`` and a
     flat list of points, both of bucket lengths."""
-    return _points(c, coordinates, cval, [sizes[a] for a in range(
-        coordinates.shape[0])], **static)
+    return _points(c, [coordinates[a] for a in range(coordinates.shape[0])],
+                   cval, _traced_sizes(sizes), **static)
+
+
+def _grid_flat(c: Array, factors: Array, offset: Array, one: Array,
+               cval: Any, sizes: Array, out_sizes: Array, start: Array, *,
+               length: int, diagonal: bool, **static: Any) -> Array:
+    """The points kernel on a flattened ``c`` of traced ``sizes`` at the
+    output points ``start`` to ``start + length`` (C-ordered flat
+    positions) of a grid of traced ``out_sizes``, whose coordinates are
+    formed here from the output indices ``o``, rounded as SciPy's C rounds
+    them:
+
+    * affine: ``offset[r] + m[r, 0] * o_0 + m[r, 1] * o_1 + ...``
+      (``factors`` the matrix ``m``), summed in that order;
+    * ``diagonal`` (zoom, shift): ``(o_r + offset[r]) * factors[r] +
+      offset[ndim + r]`` (``offset`` holds the shifts, then what is added
+      last: -1/2 in a zoom's grid mode, else 0).
+
+    Every product is multiplied by ``one`` (an operand, 1): XLA contracts
+    a product and a sum into a fused multiply-add, which rounds once where
+    SciPy rounds twice, and would move a coordinate on the edge of a
+    constant mode (or on an order-0 tie) to the other side; ``p * one +
+    s`` contracted rounds as ``p + s``."""
+    dtype = _coordinate_dtype()
+    index = [k.astype(dtype)
+             for k in flat_position(start, length, out_sizes)]
+    ndim = sizes.shape[0]
+    points = []
+    for row in range(ndim):
+        if diagonal:
+            product = (index[row] + offset[row]) * factors[row]
+            points.append(product * one + offset[ndim + row])
+            continue
+        coordinate = offset[row]  # SciPy starts from the offset
+        for col, k in enumerate(index):
+            coordinate = coordinate + (k * factors[row, col]) * one
+        points.append(coordinate)
+    return _points(c, points, cval, _traced_sizes(sizes), **static)
+
+
+#: From this many output points on, a prefiltered zoom (order 2 to 5)
+#: interpolates one axis after the other at its own shape, compiled for
+#: it: warm, that runs faster than the points kernel (a 2048 x 2400 zoom
+#: of order 3 in 46 ms instead of 78), which pays the compilation back
+#: within a few calls of the shape.
+_SEPARABLE_POINTS = 2**22
 
 
 _points_bucketed = KernelCache(
     jax.jit(_points_flat, static_argnames=_POINTS_STATIC),
     cpu_compiler_options=LOOP_EMITTERS)
 
-
-#: From this many output points on, a zoom whose spline prefilter compiles
-#: for the input's shape anyway (order 2 to 5) interpolates one axis after
-#: the other on its own shape: the program compiles in less time than the
-#: points kernel's first call takes beyond it (about 40 ns per point,
-#: ``benchmarks/bench_interpolation.py``).
-_SEPARABLE_POINTS = 2**22
+_grid_bucketed = KernelCache(
+    jax.jit(_grid_flat, static_argnames=_POINTS_STATIC + ("length",
+                                                          "diagonal")),
+    cpu_compiler_options=LOOP_EMITTERS)
 
 
 def _shape_generic(input: Array, order: int) -> bool:
-    """Whether :func:`_points_kernel` interpolates ``input`` on buckets.
+    """Whether the bucketed points kernels interpolate ``input`` (the
+    coefficients): concrete CPU arrays whose every axis holds more than
+    ``order + 2`` samples.
 
     Arrays longer than the last of `BUCKETS` keep their own shape: copying
     one into a canvas would take more time and memory than compiling for
@@ -452,31 +533,42 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     Concrete CPU arrays whose axes all hold more than ``order + 2`` samples
     are interpolated shape-generically: ``c`` flattened into a buffer of a
     source length (:func:`_canvas.gather_source`) and the points listed in
-    lists of a list length (:func:`_canvas.list_chunks`), so a new shape
+    lists of a list length (:func:`_canvas.in_chunks`), so a new shape
     compiles nothing.
     """
     static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
                   out_dtype=out_dtype)
     coordinates = _as_coordinates(coordinates)
     if (isinstance(coordinates, _GridSums) or not _shape_generic(c, order)
-            or not concrete_on_cpu(coordinates)
-            or isinstance(cval, jax.core.Tracer)):
+            or not concrete_on_cpu(coordinates) or _traced(cval)):
         return _points_exact(c, coordinates, cval, **static)
     out_shape = coordinates.shape[1:]
     count = math.prod(out_shape)
     flat_c = gather_source(np.asarray(c).reshape(-1))
     points = np.asarray(coordinates).reshape(c.ndim, count)
-    length, chunks = list_chunks(count)
-    flat_points = np.zeros((c.ndim, length * chunks), points.dtype)
-    flat_points[:, :count] = points
     sizes = np.array(c.shape, np.int32)
-    # Every chunk is dispatched before the first is read back.
-    values = [_points_bucketed(flat_c, flat_points[:, k:k + length], cval,
-                               sizes, **static)
-              for k in range(0, length * chunks, length)]
-    values = np.concatenate([np.asarray(v) for v in values])
-    values = values[:count].reshape(out_shape)
-    return like_input(values, c)
+    values = in_chunks(count, lambda start, length: _points_bucketed(
+        flat_c, chunk_of(points, start, length), cval, sizes, **static))
+    return like_input(values.reshape(out_shape), c)
+
+
+def _grid_points(c: Array, factors: np.ndarray, offset: np.ndarray,
+                 cval: Any, out_shape: tuple[int, ...], *, diagonal: bool,
+                 **static: Any) -> Array:
+    """Interpolate ``c`` (a concrete CPU array, :func:`_shape_generic`) on
+    the output grid of ``out_shape`` mapped by ``factors`` and ``offset``
+    (:func:`_grid_flat`), on buckets: nothing compiles for a new shape."""
+    dtype = _coordinate_dtype()
+    arguments = (np.asarray(factors, dtype), np.asarray(offset, dtype),
+                 np.ones((), dtype))
+    flat_c = gather_source(np.asarray(c).reshape(-1))
+    sizes = np.array(c.shape, np.int32)
+    out_sizes = np.array(out_shape, np.int32)
+    values = in_chunks(math.prod(out_shape), lambda start, length: (
+        _grid_bucketed(flat_c, *arguments, cval, sizes, out_sizes,
+                       np.int32(start), length=length, diagonal=diagonal,
+                       **static)))
+    return like_input(values.reshape(out_shape), c)
 
 
 def _check_real_output(out_dtype: np.dtype) -> None:
@@ -547,25 +639,18 @@ class _GridSums(NamedTuple):
         return points
 
 
-def _affine_points(matrix: Array, offset: Array,
-                   out_shape: tuple[int, ...]) -> Array | _GridSums:
-    """The mapped coordinates, rounded exactly as SciPy's C rounds them.
+def _affine_terms(matrix: np.ndarray, offset: np.ndarray,
+                  out_shape: tuple[int, ...]) -> _GridSums:
+    """The products ``matrix[r, k] * o_k`` of a concrete matrix over the
+    output grid, as 1-D vectors formed on the host, and the offset.
 
     SciPy sums ``offset + m[r, 0] * o0 + m[r, 1] * o1 + ...`` in that
     order, rounding every product and sum.  Inside one XLA loop the
     products may be contracted into fused multiply-adds, which round once,
     and a coordinate on the edge of a constant mode (or on an order-0 tie)
-    then lands on the other side.  So for a concrete matrix the products,
-    which vary along one axis each, are formed on the host as 1-D vectors,
-    and the device only adds them (additions alone round the same way
-    wherever XLA places them).  A traced matrix (``grad``) is applied in
-    JAX, by a program of its own.
-    """
-    if isinstance(matrix, jax.core.Tracer) or isinstance(offset,
-                                                         jax.core.Tracer):
-        return _affine_coordinates(matrix, offset, out_shape=out_shape)
-    matrix = np.asarray(matrix, np.float64)
-    offset = np.asarray(offset, np.float64)
+    then lands on the other side.  So the products, which vary along one
+    axis each, are formed here, and the device only adds them (additions
+    alone round the same way wherever XLA places them)."""
     dtype = _coordinate_dtype()
     terms = tuple(tuple(jnp.asarray(np.arange(n) * matrix[row, col], dtype)
                         for col, n in enumerate(out_shape))
@@ -575,10 +660,41 @@ def _affine_points(matrix: Array, offset: Array,
 
 def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
                    out_shape: tuple[int, ...], order: int, mode: str,
-                   prefilter: bool, out_dtype: np.dtype) -> Array:
-    coordinates = _affine_points(matrix, offset, out_shape)
-    return _map_kernel(x, coordinates, cval, order=order, mode=mode,
-                       prefilter=prefilter, out_dtype=out_dtype)
+                   prefilter: bool, out_dtype: np.dtype,
+                   axes: Sequence[int] | None = None) -> Array:
+    """``x`` interpolated at ``matrix @ o + offset``: concrete CPU input
+    on buckets (:func:`_grid_points`); else a traced matrix (``grad``) is
+    applied in JAX, by a program of its own, and a concrete one through
+    host products (:func:`_affine_terms`).  With ``axes`` (concrete CPU
+    input of more dimensions than ``matrix`` has rows): every plane along
+    ``axes`` is transformed, prefiltered along ``axes`` only."""
+    if _traced(matrix, offset):
+        coordinates = _affine_coordinates(matrix, offset,
+                                          out_shape=out_shape)
+        return _map_kernel(x, coordinates, cval, order=order, mode=mode,
+                           prefilter=prefilter, out_dtype=out_dtype)
+    matrix = np.asarray(matrix, np.float64)
+    offset = np.asarray(offset, np.float64)
+    _check_real_output(out_dtype)
+    dtype = arithmetic_dtype(x.dtype)
+    c, npad = _coefficients(x, cval, order, mode, prefilter, dtype, axes)
+    static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
+                  out_dtype=out_dtype)
+
+    def transform(c: Array) -> Array:
+        if _shape_generic(c, order) and not _traced(cval):
+            return _grid_points(c, matrix, offset, cval, out_shape,
+                                diagonal=False, **static)
+        return _points_exact(c, _affine_terms(matrix, offset, out_shape),
+                             cval, **static)
+
+    if axes is None:
+        return transform(c)
+    planes = np.moveaxis(np.asarray(c), axes, (-2, -1))
+    results = [np.asarray(transform(plane))
+               for plane in planes.reshape((-1,) + planes.shape[-2:])]
+    result = np.stack(results).reshape(planes.shape[:-2] + out_shape)
+    return like_input(np.moveaxis(result, (-2, -1), axes), x)
 
 
 @cached_jit(static_argnames=("out_shape", "npad", "order", "mode",
@@ -599,10 +715,13 @@ def _grid_kernel(c: Array, zooms: Array | None, shifts: Array | None,
                                             dtype), out_dtype)
 
 
-def _zoom_shift_kernel(x: Array, zooms: Array | None, shifts: Array | None,
-                       cval: Any, *, out_shape: tuple[int, ...], order: int,
-                       mode: str, prefilter: bool, grid_mode: bool,
+def _zoom_shift_kernel(x: Array, zooms: Any, shifts: Any, cval: Any, *,
+                       out_shape: tuple[int, ...], order: int, mode: str,
+                       prefilter: bool, grid_mode: bool,
                        out_dtype: np.dtype) -> Array:
+    """``x`` interpolated at ``(o + shifts) * zooms`` (either may be None;
+    ``(o + 0.5) * zooms - 0.5`` in ``grid_mode``) one axis after the
+    other, at its own shape (:func:`_grid_kernel`)."""
     _check_real_output(out_dtype)
     dtype = arithmetic_dtype(x.dtype)
     c, npad = _coefficients(x, cval, order, mode, prefilter, dtype)
@@ -610,6 +729,35 @@ def _zoom_shift_kernel(x: Array, zooms: Array | None, shifts: Array | None,
                         npad=npad, order=order, mode=mode,
                         grid_mode=grid_mode, dtype=dtype,
                         out_dtype=out_dtype)
+
+
+def _mapped_axes(x: Array, zooms: Any, shifts: Any, cval: Any, *,
+                 out_shape: tuple[int, ...], order: int, mode: str,
+                 prefilter: bool, grid_mode: bool,
+                 out_dtype: np.dtype) -> Array:
+    """:func:`_zoom_shift_kernel`, for concrete CPU input with concrete
+    factors on buckets (:func:`_grid_points`): nothing compiles for a new
+    shape."""
+    if not concrete_on_cpu(x) or _traced(zooms, shifts, cval):
+        return _zoom_shift_kernel(x, zooms, shifts, cval, out_shape=out_shape,
+                                  order=order, mode=mode, prefilter=prefilter,
+                                  grid_mode=grid_mode, out_dtype=out_dtype)
+    _check_real_output(out_dtype)
+    dtype = arithmetic_dtype(x.dtype)
+    c, npad = _coefficients(x, cval, order, mode, prefilter, dtype)
+    static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
+                  out_dtype=out_dtype)
+    if _shape_generic(c, order):
+        # (o + shift) * zoom + last: a zoom adds 1/2 first in grid mode.
+        ndim = len(out_shape)
+        shift = (np.full(ndim, 0.5 if grid_mode else 0.0) if shifts is None
+                 else np.asarray(shifts, np.float64))
+        last = np.full(ndim, -0.5 if grid_mode else 0.0)
+        zoom = np.ones(ndim) if zooms is None else np.asarray(zooms)
+        return _grid_points(c, zoom, np.concatenate([shift, last]), cval,
+                            out_shape, diagonal=True, **static)
+    return _grid_kernel(c, zooms, shifts, cval, out_shape=out_shape,
+                        grid_mode=grid_mode, **static)
 
 
 # --------------------------------------------------------------------------
@@ -670,6 +818,15 @@ def _per_component(kernel: Callable[..., Array]) -> Callable[..., Array]:
                 return run(part, values, *operands[:at], value,
                            *operands[at + 1:])
 
+            if concrete_on_cpu(input) and not _traced(cval):
+                # On the host: JAX would compile the parts per shape.
+                parts = np.asarray(input)
+                result = np.empty(plan.out_shape, plan.out_dtype)
+                result.real = np.asarray(interpolate(parts.real,
+                                                     np.real(cval)))
+                result.imag = np.asarray(interpolate(parts.imag,
+                                                     np.imag(cval)))
+                return like_input(result, input)
             real = interpolate(input.real, jnp.real(cval))
             imag = interpolate(input.imag, jnp.imag(cval))
             return lax.complex(real.astype(out),
@@ -843,8 +1000,8 @@ def _run_affine(plan: AffinePlan, input: Array, matrix: Array,
     if plan.diagonal:
         dtype = _coordinate_dtype()
         matrix, offset = matrix.astype(dtype), offset.astype(dtype)
-        return _zoom_shift_kernel(input, matrix, offset / matrix, cval,
-                                  grid_mode=False, **options)
+        return _mapped_axes(input, matrix, offset / matrix, cval,
+                            grid_mode=False, **options)
     return _affine_kernel(input, matrix, offset, cval, **options)
 
 
@@ -891,7 +1048,7 @@ def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
            [ 0.,  0.,  0.]])
     """
     order = _check_order(order)
-    input = to_jax(input)
+    input = as_array(input)
     if output_shape is None:
         output_shape = (output.shape if isinstance(output, OutputArray)
                         else input.shape)
@@ -909,7 +1066,7 @@ def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
 def _run_shift(plan: InterpolationPlan, input: Array, shifts: Array,
                cval: Any) -> Array:
     """The kernel of ``shift``'s plan: the input read at ``o - shift``."""
-    return _zoom_shift_kernel(
+    return _mapped_axes(
         input, None, shifts, cval, out_shape=plan.out_shape,
         order=plan.order, mode=plan.mode, prefilter=plan.prefilter,
         grid_mode=False, out_dtype=plan.out_dtype)
@@ -976,21 +1133,18 @@ def _run_zoom(plan: ZoomPlan, input: Array, cval: Any) -> Array:
 @_per_component
 def _interpolate_zoom(plan: ZoomPlan, input: Array, cval: Any) -> Array:
     """:func:`_run_zoom` past SciPy's early exit (``plan.copy``)."""
-    options = dict(order=plan.order, mode=plan.mode,
-                   prefilter=plan.prefilter, out_dtype=plan.out_dtype)
-    if _shape_generic(input, plan.order) and not (
-            plan.prefilter and plan.order > 1
-            and math.prod(plan.out_shape) >= _SEPARABLE_POINTS):
-        # SciPy's coordinates, rounded on the host as its C rounds them,
-        # interpolated on one flat list of points: nothing compiles for a
-        # new shape.
-        grid = [(np.arange(n) + 0.5) * r - 0.5 if plan.grid_mode else
-                np.arange(n) * r for n, r in zip(plan.out_shape, plan.ratios)]
-        points = np.stack(np.meshgrid(*grid, indexing="ij"))
-        return _map_kernel(input, points, cval, **options)
-    return _zoom_shift_kernel(
-        input, jnp.asarray(np.array(plan.ratios), _coordinate_dtype()), None,
-        cval, out_shape=plan.out_shape, grid_mode=plan.grid_mode, **options)
+    options = dict(out_shape=plan.out_shape, grid_mode=plan.grid_mode,
+                   order=plan.order, mode=plan.mode, prefilter=plan.prefilter,
+                   out_dtype=plan.out_dtype)
+    ratios = np.array(plan.ratios)
+    if plan.prefilter and plan.order > 1 and (
+            math.prod(plan.out_shape) >= _SEPARABLE_POINTS):
+        return _zoom_shift_kernel(
+            input, jnp.asarray(ratios, _coordinate_dtype()), None, cval,
+            **options)
+    return _mapped_axes(input, ratios if concrete_on_cpu(input)
+                        else jnp.asarray(ratios, _coordinate_dtype()), None,
+                        cval, **options)
 
 
 @docfiller
@@ -1081,6 +1235,9 @@ def _run_rotation(plan: RotationPlan, input: Array, matrix: np.ndarray,
                      prefilter=plan.prefilter, out_dtype=plan.out_dtype)
     if plan.ndim == 2:
         return kernel(input, matrix, offset, cval)
+    if concrete_on_cpu(input) and not _traced(matrix, offset, cval):
+        # Plane by plane on buckets, prefiltered along the plane's axes.
+        return kernel(input, matrix, offset, cval, axes=plan.axes)
     planes = jnp.moveaxis(input, plan.axes, (-2, -1))
     batch = planes.shape[:-2]
     planes = planes.reshape((-1,) + planes.shape[-2:])
@@ -1129,7 +1286,7 @@ def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
            [1., 4.],
            [0., 3.]])
     """
-    input = to_jax(input)
+    input = as_array(input)
     ndim = input.ndim
     if ndim < 2:
         raise ValueError("input array should be at least 2D")
@@ -1169,16 +1326,16 @@ def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
 
 def _vectorised_mapping(mapping: Callable, out_shape: tuple[int, ...],
                         ndim: int, extra_arguments: Sequence,
-                        extra_keywords: dict) -> Array | None:
-    """``mapping`` called once on all output coordinates, or None when it
-    cannot take arrays (then it is called point by point)."""
-    grid = tuple(jnp.indices(out_shape))
+                        extra_keywords: dict, xp: Any = jnp) -> Array | None:
+    """``mapping`` called once on all output coordinates, arrays of the
+    namespace ``xp``, or None when it cannot take them."""
+    grid = tuple(xp.indices(out_shape))
     try:
         result = mapping(grid, *extra_arguments, **extra_keywords)
-        result = [jnp.asarray(r) for r in result]
+        result = [xp.asarray(r) for r in result]
         if len(result) != ndim:
             return None
-        return jnp.stack([jnp.broadcast_to(r, out_shape).astype(
+        return xp.stack([xp.broadcast_to(r, out_shape).astype(
             _coordinate_dtype()) for r in result])
     except Exception:  # noqa: BLE001 - any failure means "not vectorised"
         return None
@@ -1216,12 +1373,19 @@ def _run_geometric_transform(plan: InterpolationPlan, input: Array,
             host_only(input, "geometric_transform"), mapping,
             plan.out_shape, plan.out_dtype, plan.order, plan.mode, cval,
             plan.prefilter, extra_arguments, extra_keywords))
-    coordinates = _vectorised_mapping(mapping, plan.out_shape, input.ndim,
-                                      extra_arguments, extra_keywords)
+    arguments = (mapping, plan.out_shape, input.ndim, extra_arguments,
+                 extra_keywords)
+    # Concrete CPU input: numpy coordinates first, which the mapping
+    # computes without compiling (JAX's would compile every operation of
+    # the mapping for every new shape), interpolated on buckets.
+    host = concrete_on_cpu(input)
+    coordinates = _vectorised_mapping(*arguments, xp=np) if host else None
     if coordinates is None:
-        coordinates = jnp.asarray(_pointwise_mapping(
-            mapping, plan.out_shape, input.ndim, extra_arguments,
-            extra_keywords), _coordinate_dtype())
+        coordinates = _vectorised_mapping(*arguments)
+    if coordinates is None:
+        coordinates = _pointwise_mapping(*arguments).astype(
+            _coordinate_dtype())
+        coordinates = coordinates if host else jnp.asarray(coordinates)
     return _map_kernel(input, coordinates, cval, order=plan.order,
                        mode=plan.mode, prefilter=plan.prefilter,
                        out_dtype=plan.out_dtype)
@@ -1247,10 +1411,12 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
     mapping : callable
         Takes a tuple of output coordinates (and `extra_arguments`,
         `extra_keywords`) and returns a sequence of input coordinates, one
-        per input axis. It is first called once with a tuple of integer JAX
-        arrays holding all output coordinates (fast, traceable); if that
-        fails it is called once per output point with a tuple of ints, as
-        SciPy does (correct but slow, and not under ``jit``).
+        per input axis. It is first called once with a tuple of integer
+        arrays holding all output coordinates (fast): numpy arrays for
+        numpy input (and concrete JAX arrays on a CPU), then JAX arrays
+        (traceable); if that fails it is called once per output point with
+        a tuple of ints, as SciPy does (correct but slow, and not under
+        ``jit``).
     output_shape : tuple of ints, optional
         Shape of the result. Default: the shape of `input`.
     %(output)s
@@ -1273,7 +1439,7 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
            [0., 8., 9.]])
     """
     order = _check_order(order)
-    input = to_jax(input)
+    input = as_array(input)
     if output_shape is None:
         output_shape = input.shape
     input, out, order = _prepare(input, output, order, mode, output_shape)
