@@ -9,6 +9,12 @@ the frequency indices, evaluated in the compute precision of the input
 (float64 for float64/complex128/integer input) and broadcast against it;
 the parameters (sigma, size, shift) are traced, so they may be
 differentiated.
+
+Concrete CPU input compiles nothing per shape: the per-axis tables are
+computed over a list length with the extents traced
+(:func:`_axis_tables`), and the product runs over the flattened
+transform in chunks of a list length (:func:`_chunk_of_product`), each point
+reading its tables at its indices (:func:`_canvas.flat_position`).
 """
 
 from __future__ import annotations
@@ -19,8 +25,17 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
-from jaxndimage._cache import cached_jit
+from jaxndimage._cache import KernelCache, cached_jit
+from jaxndimage._canvas import (
+    chunk_of,
+    concrete_on_cpu,
+    flat_position,
+    in_chunks,
+    like_input,
+    list_length,
+)
 from jaxndimage._casting import arithmetic_dtype
 from jaxndimage._dispatch import as_array, ndimage_function, nonempty, to_jax
 from jaxndimage._docstrings import docfiller
@@ -127,76 +142,150 @@ def _bessel_j1(x: Array) -> Array:
     return jnp.where(x <= 5.0, small, large)
 
 
+def _ellipsoid(scaled: list[Array], ndim: int, dtype: np.dtype) -> Array:
+    """The ellipsoid's factor of the scaled frequencies of the axes (of an
+    ``ndim``-dimensional transform)."""
+    squares = [t * t for t in scaled]
+    radius = jnp.sqrt(sum(squares, jnp.zeros((), dtype)))
+    safe = jnp.where(radius > 0, radius, 1.0)
+    if ndim == 1:
+        return _sinc(radius)
+    if ndim == 2:
+        bessel = _bessel_j1(safe)
+        return jnp.where(radius > 0, 2.0 * bessel / safe, 1.0)
+    value = 3.0 * (jnp.sin(safe) - safe * jnp.cos(safe)) / safe ** 3
+    # The difference cancels for small r: use its Taylor series.
+    r2 = radius * radius
+    series = 1.0 - r2 / 10.0 * (1.0 - r2 / 28.0 * (
+        1.0 - r2 / 54.0 * (1.0 - r2 / 88.0)))
+    return jnp.where(radius < 0.5, series, value)
+
+
 def _sinc(x: Array) -> Array:
     safe = jnp.where(x == 0, 1.0, x)
     return jnp.where(x == 0, 1.0, jnp.sin(safe) / safe)
 
 
-@cached_jit(static_argnames=("kind", "n", "axis", "dtype", "out_dtype"))
-def _fourier_filter(x: Array, parameters: Array, *, kind: str, n: int,
-                    axis: int, dtype: np.dtype, out_dtype: np.dtype) -> Array:
-    ndim = x.ndim
-    frequencies = _frequencies(x.shape, n, axis)
-    lengths = _lengths(x.shape, n, axis)
-    positive = parameters > 0
-    parameters = parameters.astype(dtype)
+def _table(kind: str, parameter: Array, positive: Array, length: Any,
+           freq: Array, dtype: np.dtype) -> Array:
+    """One axis's table over its signed frequency indices ``freq`` (for an
+    axis of transform ``length``): its factor (``"gaussian"``,
+    ``"uniform"``), its scaled frequency (``"ellipsoid"``) or its phase
+    (``"shift"``), as SciPy's C code computes them per index."""
+    index = freq.astype(dtype)
     if kind == "gaussian":
-        factor = jnp.ones((), dtype)
-        for k, freq in enumerate(frequencies):
-            if freq is None:
-                continue
-            scale = parameters[k] * np.pi / lengths[k]
-            exponent = -2.0 * scale * scale * jnp.asarray(freq ** 2, dtype)
-            table = jnp.where(jnp.abs(exponent) > 50.0, 0.0,
-                              jnp.exp(exponent))
-            factor = factor * _along(table, k, ndim)
+        scale = parameter * np.pi / length
+        exponent = -2.0 * scale * scale * (index * index)
+        return jnp.where(jnp.abs(exponent) > 50.0, 0.0, jnp.exp(exponent))
+    if kind == "shift":
+        return -2.0 * np.pi * parameter / length * index
+    scaled = parameter * np.pi / length * index
+    if kind == "uniform":
+        # SciPy keeps only the zero frequency for sizes <= 0.
+        return jnp.where(freq == 0, 1.0,
+                         jnp.where(positive, _sinc(scaled), 0.0))
+    return scaled
+
+
+def _apply(kind: str, x: Array, terms: list[Array], ndim: int,
+           dtype: np.dtype, out_dtype: np.dtype) -> Array:
+    """``x`` filtered by the tables of its axes (``terms``, each read at
+    the points of ``x``; none for the axes of one sample, which SciPy
+    leaves unfiltered)."""
+    if kind == "shift":
+        return _shifted(x, sum(terms, jnp.zeros((), dtype)), dtype,
+                        out_dtype)
+    if kind == "ellipsoid":
+        factor = _ellipsoid(terms, ndim, dtype)
     else:
-        scaled = [None if freq is None else _along(
-                      parameters[k] * np.pi / lengths[k]
-                      * jnp.asarray(freq, dtype), k, ndim)
-                  for k, freq in enumerate(frequencies)]
-        if kind == "uniform":
-            # SciPy keeps only the zero frequency for sizes <= 0.
-            factor = jnp.ones((), dtype)
-            for k, table in enumerate(scaled):
-                if table is not None:
-                    zero = _along(jnp.asarray(frequencies[k] == 0), k, ndim)
-                    factor = factor * jnp.where(
-                        zero, 1.0,
-                        jnp.where(positive[k], _sinc(table), 0.0))
-        else:
-            squares = [t * t for t in scaled if t is not None]
-            radius = jnp.sqrt(sum(squares, jnp.zeros((), dtype)))
-            safe = jnp.where(radius > 0, radius, 1.0)
-            if ndim == 1:
-                factor = _sinc(radius)
-            elif ndim == 2:
-                bessel = _bessel_j1(safe)
-                factor = jnp.where(radius > 0, 2.0 * bessel / safe, 1.0)
-            else:
-                value = 3.0 * (jnp.sin(safe) - safe * jnp.cos(safe)) / safe ** 3
-                # The difference cancels for small r: use its Taylor series.
-                r2 = radius * radius
-                series = 1.0 - r2 / 10.0 * (1.0 - r2 / 28.0 * (
-                    1.0 - r2 / 54.0 * (1.0 - r2 / 88.0)))
-                factor = jnp.where(radius < 0.5, series, value)
+        factor = jnp.ones((), dtype)
+        for term in terms:
+            factor = factor * term
     # In ``dtype``, whatever a constant promoted it to: a float32 part
     # times a float64 factor is complex128, which a TPU cannot form.
     return _multiply(x, factor.astype(dtype), dtype, out_dtype)
 
 
-@cached_jit(static_argnames=("n", "axis", "dtype", "out_dtype"))
-def _fourier_shift(x: Array, shifts: Array, *, n: int, axis: int,
-                   dtype: np.dtype, out_dtype: np.dtype) -> Array:
-    frequencies = _frequencies(x.shape, n, axis)
-    lengths = _lengths(x.shape, n, axis)
-    shifts = shifts.astype(dtype)
-    phase = jnp.zeros((), dtype)
-    for k, freq in enumerate(frequencies):
-        if freq is not None:
-            rate = -2.0 * np.pi * shifts[k] / lengths[k]
-            phase = phase + _along(rate * jnp.asarray(freq, dtype), k,
-                                   x.ndim)
+@cached_jit(static_argnames=("kind", "n", "axis", "dtype", "out_dtype"))
+def _fourier_kernel(x: Array, parameters: Array, *, kind: str, n: int,
+                    axis: int, dtype: np.dtype, out_dtype: np.dtype) -> Array:
+    """A Fourier filter of ``x``, compiled for its shape: each axis's table
+    (:func:`_table`) broadcast against ``x``."""
+    positive = parameters > 0
+    parameters = parameters.astype(dtype)
+    terms = [_along(_table(kind, parameters[k], positive[k], length,
+                           jnp.asarray(freq), dtype), k, x.ndim)
+             for k, (freq, length) in enumerate(zip(
+                 _frequencies(x.shape, n, axis), _lengths(x.shape, n, axis)))
+             if freq is not None]
+    return _apply(kind, x, terms, x.ndim, dtype, out_dtype)
+
+
+def _axis_tables(parameters: Array, lengths: Array, shape: Array, *,
+                 kind: str, real_axis: int, dtype: np.dtype,
+                 length: int) -> Array:
+    """The tables (:func:`_table`) of the axes of traced ``shape`` and
+    transform ``lengths`` (axis ``real_axis`` a real transform) over the
+    frequency indices ``0 .. length - 1``.  An axis of one sample, which
+    SciPy leaves unfiltered, has the neutral table (1 for a factor, else
+    0)."""
+    index = lax.iota(np.int32, length)
+    positive = parameters > 0
+    parameters = parameters.astype(dtype)
+    neutral = 1.0 if kind in ("gaussian", "uniform") else 0.0
+    rows = []
+    for k in range(shape.shape[0]):
+        extent = shape[k]
+        freq = index if k == real_axis else jnp.where(
+            index < (extent + 1) // 2, index, index - extent)
+        table = _table(kind, parameters[k], positive[k],
+                       lengths[k].astype(dtype), freq, dtype)
+        rows.append(jnp.where(extent > 1, table, neutral).astype(dtype))
+    return jnp.stack(rows)
+
+
+_tables_kernel = KernelCache(jax.jit(_axis_tables, static_argnames=(
+    "kind", "real_axis", "dtype", "length")))
+
+
+def _chunk_of_product(x: Array, tables: Array, shape: Array, start: Array, *,
+                      kind: str, dtype: np.dtype, out_dtype: np.dtype,
+                      length: int) -> Array:
+    """The filter of the flat positions ``start`` to ``start + length`` of
+    a transform of traced ``shape``, ``x`` their values, each reading the
+    tables (:func:`_axis_tables`) at its indices."""
+    index = flat_position(start, length, shape)
+    terms = [tables[k].at[i].get(mode="promise_in_bounds")
+             for k, i in enumerate(index)]
+    return _apply(kind, x, terms, len(terms), dtype, out_dtype)
+
+
+_chunk_kernel = KernelCache(jax.jit(_chunk_of_product, static_argnames=(
+    "kind", "dtype", "out_dtype", "length")))
+
+
+def _on_chunks(x: Array, parameters: Array, *, kind: str, n: int, axis: int,
+               dtype: np.dtype, out_dtype: np.dtype) -> np.ndarray:
+    """A Fourier filter of a concrete CPU array, compiled per list length,
+    not per shape (see the module docstring)."""
+    host = np.asarray(x)
+    shape = np.array(host.shape, np.int32)
+    real_axis = axis if n >= 0 else -1
+    lengths = np.array(_lengths(host.shape, n, axis), np.int32)
+    tables = _tables_kernel(
+        np.asarray(parameters), lengths, shape, kind=kind,
+        real_axis=real_axis, dtype=dtype,
+        length=list_length(max(host.shape)))
+    flat = host.reshape(-1)
+    values = in_chunks(flat.size, lambda start, length: _chunk_kernel(
+        chunk_of(flat, start, length), tables, shape, np.int32(start),
+        kind=kind, dtype=dtype, out_dtype=out_dtype, length=length))
+    return values.reshape(host.shape)
+
+
+def _shifted(x: Array, phase: Array, dtype: np.dtype,
+             out_dtype: np.dtype) -> Array:
+    """``x`` times ``exp(i phase)``, part by part (see :func:`_parts`)."""
     cos, sin = jnp.cos(phase), jnp.sin(phase)
     real, imag = _parts(x, dtype)
     if imag is None:
@@ -294,15 +383,20 @@ class FourierPlan(Plan):
 
 def _run_fourier(plan: FourierPlan, input: ArrayLike, parameters: Array
                  ) -> Array:
-    """The kernel of a :class:`FourierPlan`."""
+    """The kernel of a :class:`FourierPlan`: concrete CPU input in chunks
+    (:func:`_on_chunks`), other input compiled for its shape."""
+    options = dict(n=plan.n, axis=plan.axis, dtype=plan.dtype,
+                   out_dtype=plan.out_dtype)
+    if (concrete_on_cpu(input) and input.size < 2**31
+            and not isinstance(parameters, jax.core.Tracer)):
+        if input.size == 0:
+            return like_input(np.zeros(input.shape, plan.out_dtype), input)
+        return like_input(_on_chunks(input, parameters, kind=plan.kind,
+                                     **options), input)
     input = to_jax(input)
     if input.size == 0:
         return jnp.zeros(input.shape, plan.out_dtype)
-    options = dict(n=plan.n, axis=plan.axis, dtype=plan.dtype,
-                   out_dtype=plan.out_dtype)
-    if plan.kind == "shift":
-        return _fourier_shift(input, parameters, **options)
-    return _fourier_filter(input, parameters, kind=plan.kind, **options)
+    return _fourier_kernel(input, parameters, kind=plan.kind, **options)
 
 
 def _plan_fourier(input: ArrayLike, parameter: Any, n: Any, axis: int,
