@@ -58,6 +58,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jaxndimage._algorithms import algorithm
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import (
     ExactGrid,
@@ -79,6 +80,7 @@ from jaxndimage._plans import (
     widest_depth,
     window_depth,
 )
+from jaxndimage._propagation import along_runs, shifted
 from jaxndimage._rank import (
     ExtremePlan,
     FootprintPlan,
@@ -297,43 +299,10 @@ def _offsets(footprint: np.ndarray, origins: Sequence[int]) -> set:
             for index in zip(*np.nonzero(footprint))}
 
 
-def _shift(x: Array, axis: int, step: int, fill: Any) -> Array:
-    """``x[i + step]`` along ``axis``, ``fill`` past the edges."""
-    n = x.shape[axis]
-    step = max(-n, min(n, step))
-    if step >= 0:
-        part = lax.slice_in_dim(x, step, n, axis=axis)
-        widths = [(0, 0)] * x.ndim
-        widths[axis] = (0, step)
-    else:
-        part = lax.slice_in_dim(x, 0, n + step, axis=axis)
-        widths = [(0, 0)] * x.ndim
-        widths[axis] = (-step, 0)
-    return jnp.pad(part, widths, constant_values=fill)
-
-
-def _fill_runs(y: Array, passable: Array, axis: int, direction: int
-               ) -> Array:
-    """Propagate ``y`` along ``axis`` through consecutive passable samples:
-    a sample is set when the sample ``direction`` further along is set and
-    it is passable, repeated along the whole run (a doubling scan; each
-    step is materialised, or XLA's fusion would recompute the chain)."""
-    n = y.shape[axis]
-    reach, span = passable, 1
-    while span < n:
-        y = y | (reach & _shift(y, axis, direction * span, False))
-        span *= 2
-        if span < n:
-            reach = reach & _shift(reach, axis, direction * (span // 2),
-                                   False)
-        y, reach = lax.optimization_barrier((y, reach))
-    return y
-
-
 def _fill_row(seed: Array, passable: Array, border: bool) -> Array:
     """Fill every run of passable samples of a 1-D row that touches a set
     sample (both row neighbours are in the structure)."""
-    near = _shift(seed, 0, 1, border) | _shift(seed, 0, -1, border)
+    near = shifted(seed, 0, 1, border) | shifted(seed, 0, -1, border)
     touched = passable & (seed | near)
     runs = jnp.cumsum(~passable, dtype=jnp.int32)
     hit = jax.ops.segment_max(touched.astype(jnp.int8), runs,
@@ -351,7 +320,7 @@ def _raster_pass(y: Array, passable: Array, above: tuple[int, ...],
         current, open_ = rows
         source = jnp.zeros(current.shape, bool)
         for dx in above:
-            source = source | _shift(previous, 0, dx, border)
+            source = source | shifted(previous, 0, dx, border)
         current = current | (open_ & source)
         if row_fill:
             current = _fill_row(current, open_, border)
@@ -362,12 +331,15 @@ def _raster_pass(y: Array, passable: Array, above: tuple[int, ...],
 
 
 @cached_jit(static_argnames=("pattern", "origins", "iterations",
-                             "invert", "border", "out_dtype"))
+                             "invert", "border", "out_dtype", "raster"))
 def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
             origins: tuple[int, ...], iterations: int, invert: bool,
-            border: bool, out_dtype: np.dtype) -> Array:
+            border: bool, out_dtype: np.dtype, raster: bool = True
+            ) -> Array:
     """Binary erosion (``invert=False``) or dilation (``invert=True``) of
-    ``x != 0``, ``iterations`` times (below 1: until nothing changes)."""
+    ``x != 0``, ``iterations`` times (below 1: until nothing changes, for
+    2-D input by raster passes where ``raster``, else by scans along the
+    runs of every axis: see `_algorithms`)."""
     footprint = pattern.array
     y = (x != 0) if invert else (x == 0)
     fill = bool(border) if invert else not border
@@ -389,7 +361,7 @@ def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
         offsets = _offsets(footprint, origins)
         growing = (0,) * y.ndim in offsets  # the step only grows the set
         passable = jnp.ones(y.shape, bool) if mask is None else mask
-        if growing and y.ndim == 2:
+        if growing and y.ndim == 2 and raster:
             # Raster passes down and up, each row filling its runs.
             row_fill = {(0, 1), (0, -1)} <= offsets
             down = tuple(sorted(dx for dy, dx in offsets if dy == -1))
@@ -411,7 +383,8 @@ def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
 
             def accelerate(y):
                 for axis, direction in runs:
-                    y = _fill_runs(y, passable, axis, direction)
+                    y = along_runs(y, passable, axis, direction,
+                                   jnp.logical_or, False)
                 return y
 
         def round_(state):
@@ -508,7 +481,8 @@ class BinaryPlan(Plan):
 def _run_binary(plan: BinaryPlan, input: Array, mask: Array | None) -> Array:
     """The kernel of a :class:`BinaryPlan`."""
     options = dict(iterations=plan.iterations, invert=plan.invert,
-                   border=plan.border, out_dtype=plan.out_dtype)
+                   border=plan.border, out_dtype=plan.out_dtype,
+                   raster=algorithm("binary propagation") == "raster")
     if input.size == 0:
         return jnp.zeros(input.shape, plan.out_dtype)
     if input.ndim == 0:
@@ -906,7 +880,9 @@ def binary_fill_holes(input: ArrayLike, structure: Any = None,
     """
     input = as_array(input)
     out = _binary_output(output, input.shape)
-    labelled = _connected_structure(input, structure, origin, axes)
+    labelled = None
+    if algorithm("hole filling") == "labels":
+        labelled = _connected_structure(input, structure, origin, axes)
     propagation = None
     if labelled is None:
         # The propagation of the border's background (where input is 0)

@@ -3,7 +3,9 @@
 The shell validates the structure (:func:`jaxndimage._structures._check_structure`)
 and the output dtype in SciPy's order and plans the call (a
 :class:`LabelPlan`); the kernel is the run-based union-find of
-:mod:`jaxndimage._labelling`, traceable.  The public function writes
+:mod:`jaxndimage._labelling` on a CPU, the propagation of
+:mod:`jaxndimage._propagation` on accelerators (`_algorithms`); both
+traceable.  The public function writes
 ``output=`` arrays and hands dask input to the block-wise merge of
 :mod:`._label_dask`.
 """
@@ -18,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage import _distributed
+from jaxndimage._algorithms import algorithm
 from jaxndimage._dispatch import (
     as_array,
     as_numpy,
@@ -36,6 +39,7 @@ from jaxndimage._measurements._dispatch import MeasurementPlan
 from jaxndimage._measurements._label_dask import _label_dask
 from jaxndimage._measurements._results import _is_traced, _python_int
 from jaxndimage._plans import Planned
+from jaxndimage._propagation import propagated_labels
 from jaxndimage._structures import _check_structure
 from jaxndimage._support import output_dtype
 
@@ -44,11 +48,13 @@ from jaxndimage._support import output_dtype
 class LabelPlan(MeasurementPlan):
     """`label`: features connected through the structure's ``offsets``
     (its first half, :func:`_backward_offsets`), counted in
-    ``index_dtype`` and labelled in ``dtype``."""
+    ``index_dtype`` and labelled in ``dtype``; by propagation where
+    ``propagated``, else by union-find (the choice of `_algorithms`)."""
 
     offsets: tuple[tuple[int, ...], ...]
     index_dtype: np.dtype
     dtype: np.dtype
+    propagated: bool = False
 
 
 def _labels_fit(dtype: np.dtype) -> bool:
@@ -83,7 +89,7 @@ def _label(input, structure=None, output=None):
         raise TypeError("input: float16 is not supported (No matching "
                         "signature found)")
     plan = LabelPlan(input.ndim, _backward_offsets(structure), index_dtype,
-                     dtype)
+                     dtype, algorithm("label") == "propagation")
     return Planned(plan, _run_label, (input,))
 
 
@@ -97,7 +103,11 @@ def _run_label(plan: LabelPlan, input: Any) -> tuple[jax.Array, jax.Array]:
     if input.size == 0:
         return (jnp.zeros(input.shape, plan.dtype),
                 jnp.zeros((), plan.index_dtype))
-    labels, count = _label_runs(input, plan.offsets, plan.index_dtype)
+    if plan.propagated:
+        labels, count = propagated_labels(input, offsets=plan.offsets,
+                                          index_dtype=plan.index_dtype)
+    else:
+        labels, count = _label_runs(input, plan.offsets, plan.index_dtype)
     if not _is_traced(count) and int(count) > _max_exact(plan.dtype):
         raise RuntimeError("insufficient bit-depth in requested output type")
     if plan.dtype == np.bool_:

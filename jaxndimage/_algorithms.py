@@ -1,0 +1,68 @@
+"""Which algorithm each family of kernels runs on each kind of device.
+
+A CPU runs scatters, gathers and long sequential loops well; a GPU or TPU
+serialises each scattered or gathered point and each small step of a
+loop, and runs dense work (elementwise steps, reductions, scans, matrix
+products) fast.  Where the two call for different algorithms, both are
+kept, they give the same answers (the tests run both on every machine,
+see :func:`as_on`), and this table says which one a call runs.  The
+choice is made on the host when a call is planned, for the device the
+call computes on (:func:`jaxndimage._cache.current_device`), and is a
+static argument of the kernels, so each device keeps its own programs.
+The measurements behind each choice are in ``benchmarks/results/``
+(``accelerator-tpu-v5e.json`` and the CPU results).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from jaxndimage._cache import current_device
+
+__all__ = ["ALGORITHMS", "algorithm", "as_on"]
+
+#: family -> {"cpu": algorithm, "accelerator": algorithm}
+ALGORITHMS: dict[str, dict[str, str]] = {
+    # Per-label sums, counts, extremes, histograms and bounding boxes:
+    # XLA's segment reductions (scatters), or products of one-hot matrices
+    # and reductions over chunks of points (`_dense_groups`).
+    "per-label reductions": {"cpu": "scatter", "accelerator": "dense"},
+    # Binary propagation to convergence in 2-D (`binary_propagation`,
+    # `binary_fill_holes`, iterations < 1): raster passes row by row, or
+    # doubling scans along the runs of both axes (`_propagation`).
+    "binary propagation": {"cpu": "raster", "accelerator": "runs"},
+    # `binary_fill_holes` by a symmetric structure: the background features
+    # labelled, those touching the edges kept (a gather per point); or the
+    # propagation of the edges' background (above).
+    "hole filling": {"cpu": "labels", "accelerator": "propagation"},
+    # `label`: union-find over runs (`_labelling`), or the minimum of flat
+    # indices propagated along runs (`_propagation`).
+    "label": {"cpu": "union-find", "accelerator": "propagation"},
+}
+
+_forced: str | None = None
+
+
+def algorithm(family: str) -> str:
+    """The algorithm of ``family`` (a key of `ALGORITHMS`) for the device
+    the current call computes on."""
+    kind = _forced or ("cpu" if current_device().platform == "cpu"
+                       else "accelerator")
+    return ALGORITHMS[family][kind]
+
+
+@contextlib.contextmanager
+def as_on(kind: str) -> Iterator[None]:
+    """Within the block, calls choose the algorithms of ``kind`` ("cpu" or
+    "accelerator") whatever their device: how the tests run an
+    accelerator's algorithms on a CPU."""
+    global _forced
+    if kind not in ("cpu", "accelerator"):
+        raise ValueError(f"kind: expected 'cpu' or 'accelerator', got "
+                         f"{kind!r}")
+    before, _forced = _forced, kind
+    try:
+        yield
+    finally:
+        _forced = before

@@ -1,0 +1,130 @@
+"""Propagation along runs, and connected components by it, for accelerators.
+
+:func:`along_runs` carries values along every run of passable samples of
+one axis in a logarithmic number of dense steps (a doubling scan): the
+primitive of binary propagation (a set sample fills the runs it touches)
+and of :func:`propagated_labels`.
+
+:func:`propagated_labels` is `label` without scatters or gathers: every
+foreground point starts with its flat index, and the minimum is carried
+along runs of each axis the structure connects, and across its diagonal
+neighbours, until nothing changes.  Each point then holds the flat index
+of its feature's first point in raster order (the root), so the roots
+are numbered in raster order by a prefix sum, as SciPy numbers features.
+The numbers reach the other points of their features by the same
+propagation: a point's prefix count is never below its root's, so the
+minimum over a feature is its root's number.  A feature that winds back
+and forth across an axis takes one round per turn, so the number of rounds
+is bounded by the number of points but is a few for blob-like features.
+
+On a CPU the union-find of :mod:`jaxndimage._labelling` is faster and is
+used; on an accelerator, where each scattered or gathered point is a
+serialised memory access, this is (see ``benchmarks/results/``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jaxndimage._cache import cached_jit
+
+__all__ = ["along_runs", "propagated_labels"]
+
+
+def shifted(x: jax.Array, axis: int, step: int, fill) -> jax.Array:
+    """``x[i + step]`` along ``axis``, ``fill`` past the edges."""
+    n = x.shape[axis]
+    step = max(-n, min(n, step))
+    widths = [(0, 0)] * x.ndim
+    if step >= 0:
+        part = lax.slice_in_dim(x, step, n, axis=axis)
+        widths[axis] = (0, step)
+    else:
+        part = lax.slice_in_dim(x, 0, n + step, axis=axis)
+        widths[axis] = (-step, 0)
+    return jnp.pad(part, widths, constant_values=fill)
+
+
+def along_runs(y: jax.Array, passable: jax.Array, axis: int,
+               direction: int,
+               combine: Callable[[jax.Array, jax.Array], jax.Array],
+               fill) -> jax.Array:
+    """``y`` at each passable sample combined with ``y`` at every sample
+    ``direction`` further along ``axis`` that a run of passable samples
+    reaches (the run's last sample need not be passable; ``fill`` past the
+    edges must not change a value when combined).  A doubling scan of
+    ``log2(n)`` steps; each step is materialised, or XLA's fusion would
+    recompute the chain."""
+    n = y.shape[axis]
+    reach, span = passable, 1
+    while span < n:
+        y = jnp.where(reach, combine(y, shifted(y, axis, direction * span,
+                                                fill)), y)
+        span *= 2
+        if span < n:
+            reach = reach & shifted(reach, axis, direction * (span // 2),
+                                    False)
+        y, reach = lax.optimization_barrier((y, reach))
+    return y
+
+
+def _minimum_over_features(values: jax.Array, foreground: jax.Array,
+                           offsets: tuple[tuple[int, ...], ...],
+                           fill) -> jax.Array:
+    """The minimum of ``values`` over each feature (connected through
+    ``offsets`` and their opposites) at each of its points."""
+    runs, diagonals = [], []
+    for offset in offsets:
+        moved = [axis for axis, step in enumerate(offset) if step]
+        if len(moved) == 1 and values.shape[moved[0]] > 1:
+            runs.append(moved[0])
+        elif moved:
+            diagonals.append(offset)
+
+    def neighbour(x, offset, sign):
+        for axis, step in enumerate(offset):
+            if step:
+                x = shifted(x, axis, sign * step, fill)
+        return x
+
+    def round_(state):
+        values, _ = state
+        old = values
+        for axis in runs:
+            for direction in (1, -1):
+                values = along_runs(values, foreground, axis, direction,
+                                    jnp.minimum, fill)
+        for offset in diagonals:
+            least = jnp.minimum(neighbour(values, offset, 1),
+                                neighbour(values, offset, -1))
+            values = jnp.where(foreground, jnp.minimum(values, least),
+                               values)
+        return values, jnp.any(values != old)
+
+    return lax.while_loop(lambda state: state[1], round_,
+                          (values, jnp.asarray(True)))[0]
+
+
+@cached_jit(static_argnames=("offsets", "index_dtype"))
+def propagated_labels(input: jax.Array, *,
+                      offsets: tuple[tuple[int, ...], ...],
+                      index_dtype: np.dtype) -> tuple[jax.Array, jax.Array]:
+    """SciPy's labels of the nonzero points of ``input`` connected through
+    ``offsets`` (one of each pair of opposite offsets), in
+    ``index_dtype``, and their number."""
+    foreground = input != 0
+    fill = np.iinfo(index_dtype).max
+    flat = jnp.arange(input.size, dtype=index_dtype).reshape(input.shape)
+    root = _minimum_over_features(jnp.where(foreground, flat, fill),
+                                  foreground, offsets, fill)
+    is_root = foreground & (root == flat)
+    counted = jnp.cumsum(is_root.ravel(), dtype=index_dtype)
+    number = _minimum_over_features(
+        jnp.where(foreground, counted.reshape(input.shape), fill),
+        foreground, offsets, fill)
+    return jnp.where(foreground, number, 0), counted[-1]
