@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxndimage import _dense_groups as dense_groups
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import concrete_on_cpu, flat_bucket, like_input
 from jaxndimage._dispatch import as_array
@@ -39,6 +40,7 @@ from jaxndimage._measurements._groups import (
     _Groups,
     _groups,
     _per_index,
+    _per_point,
     _plan,
     _sum_dtype,
     _sums,
@@ -69,8 +71,9 @@ def _run_statistic(plan: StatisticPlan, input: Any, labels: Any, index: Any,
     """The kernel of a :class:`StatisticPlan`: one compiled program, for
     concrete CPU arrays on the points laid out flat in a buffer of a bucket
     length (:func:`_canvas.flat_bucket`), so that a new shape compiles
-    nothing."""
-    if not (input.size and input.ndim and concrete_on_cpu(input)
+    nothing (not for dense groups, which are an accelerator's)."""
+    if plan.dense or not (
+            input.size and input.ndim and concrete_on_cpu(input)
             and (labels is None or concrete_on_cpu(labels))
             and not _is_traced(index)
             and not any(_is_traced(x) for x in jax.tree.leaves(operands))):
@@ -133,7 +136,7 @@ def _variance(groups: _Groups) -> jax.Array:
     if groups.segments is None:
         deviation = values - means[0]
     else:
-        deviation = values - means[groups.segments]
+        deviation = values - _per_point(groups, means)
     squares = (deviation * jnp.conj(deviation)).real
     counts = _group_count(groups).astype(squares.dtype)
     return (_group_sum(groups, squares) / counts).astype(means.dtype)
@@ -223,21 +226,30 @@ def _center_of_mass_body(groups: _Groups) -> jax.Array:
     grids = _unravel(jnp.arange(values.size), groups.shape)
     if not grids:
         return _per_index(groups, jnp.zeros((groups.size, 0), dtype))
-    mass = _group_sum(groups, values)
-    moments = [_group_sum(groups, values * grid.astype(dtype))
-               for grid in grids]
-    return _per_index(groups, jnp.stack(moments, axis=-1) / mass[:, None])
+    weighted = [values * grid.astype(dtype) for grid in grids]
+    if groups.dense:  # one pass over the points for every sum
+        sums = _group_sum(groups, jnp.stack([values] + weighted, axis=-1))
+        mass, moments = sums[:, 0], sums[:, 1:]
+    else:
+        mass = _group_sum(groups, values)
+        moments = jnp.stack([_group_sum(groups, w) for w in weighted],
+                            axis=-1)
+    return _per_index(groups, moments / mass[:, None])
 
 
-def _bin_counts(values, segments, edges, count, size):
+def _bin_counts(values, segments, edges, count, size, keys=None):
     """Counts per group and bin (``size`` groups, the first ``count``
-    counted)."""
+    counted; or the dense groups of ``keys``)."""
     bins = edges.size - 1
     values = values.astype(edges.dtype) if values.dtype.kind != "c" else (
         values.real.astype(edges.dtype))
     inside = (values >= edges[0]) & (values <= edges[-1])
     bin_of = jnp.searchsorted(edges, values, side="right") - 1
     bin_of = jnp.minimum(bin_of, bins - 1)
+    if keys is not None:  # dense groups
+        return dense_groups.group_histograms(
+            jnp.where(inside, bin_of, bins), segments, keys, bins,
+            jnp.result_type(int))
     spread = count * bins + jnp.arange(values.size) % _SPREAD
     cell = jnp.where(inside & (segments < count), segments * bins + bin_of,
                      spread)
@@ -252,8 +264,10 @@ def _histogram_body(groups: _Groups, edges: jax.Array):
     segments = groups.segments
     if segments is None:
         segments = jnp.zeros(groups.values.shape, np.int32)
-    counts = _bin_counts(groups.values, segments.astype(np.int32), edges,
-                         groups.count, groups.size)
+    if not groups.dense:
+        segments = segments.astype(np.int32)
+    counts = _bin_counts(groups.values, segments, edges, groups.count,
+                         groups.size, groups.keys)
     return (_per_index(groups, counts),
             _per_index(groups, _group_count(groups) > 0))
 

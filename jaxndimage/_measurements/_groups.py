@@ -14,6 +14,11 @@ groups on device, and :func:`_per_index` gathers the results of an
 ``index.size``, which is static.  Points laid out flat in a bucket
 (``bucket``, see :func:`._bodies._run_statistic`) are followed by padding
 that joins no group.
+
+Where `_algorithms` chooses dense per-label reductions (accelerators),
+the groups of an ``index`` array are instead the points whose labels equal
+each index value, reduced by `_dense_groups` without a group number per
+point (:attr:`_Groups.dense`).
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
+from jaxndimage import _dense_groups as dense_groups
 from jaxndimage._canvas import concrete_on_cpu
 from jaxndimage._dispatch import as_array, as_numpy, is_jax_array
 from jaxndimage._measurements._dispatch import MeasurementPlan
@@ -55,6 +62,15 @@ class _Groups(NamedTuple):
     index_shape: tuple[int, ...] | None
     shape: tuple[int, ...] | jax.Array
     valid: jax.Array | None = None
+    keys: jax.Array | None = None
+
+    @property
+    def dense(self) -> bool:
+        """Whether the groups are reduced by `_dense_groups`: then
+        ``segments`` are the labels, each group's points are those whose
+        label equals its entry of ``keys`` (the sorted index), and
+        ``size == count``."""
+        return self.keys is not None
 
 
 #: Points outside every group are spread over this many groups, so that the
@@ -71,12 +87,22 @@ class StatisticPlan(MeasurementPlan):
     element of an index array); ``exact_index`` for index values matched
     exactly (not truncated to integers); ``table`` the length of a lookup
     table from label to group (a power of two), or None for a binary
-    search."""
+    search; ``dense`` where the groups of an index array are reduced by
+    `_dense_groups` (see :attr:`_Groups.dense`)."""
 
     statistic: str
     mode: str
     exact_index: bool
     table: int | None
+    dense: bool = False
+
+
+#: The statistics whose bodies are made of the reductions below, each of
+#: which serves dense groups.
+DENSE_STATISTICS = frozenset({
+    "sum", "mean", "variance", "standard_deviation", "minimum", "maximum",
+    "minimum_position", "maximum_position", "extrema", "center_of_mass",
+    "histogram"})
 
 
 def _broadcast_shape(input_shape, labels_shape) -> tuple[int, ...]:
@@ -123,6 +149,11 @@ def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
         # SciPy takes labels.min() to choose how to count.
         raise ValueError("zero-size array to reduction operation minimum "
                          "which has no identity")
+    if (statistic in DENSE_STATISTICS and dense_groups.preferred(index.size)
+            and jax.dtypes.canonicalize_dtype(np.float64) == np.float32):
+        # (Only float32 sums: the dense products compute in float32.)
+        return (StatisticPlan(input.ndim, statistic, "array", exact_index,
+                              None, dense=True), labels, index, None)
     table, low = None, None
     # Integer labels on concrete arrays: one gather from a lookup table
     # instead of a binary search per point.  Table sizes are powers of two
@@ -191,6 +222,11 @@ def _groups(plan: StatisticPlan, input: jax.Array, labels: jax.Array | None,
                        jnp.zeros((0,), np.int32), index.shape, shape, valid)
     ordered = jnp.sort(keys)
     rank = jnp.searchsorted(ordered, keys).astype(np.int32)
+    if plan.dense:
+        common = jnp.result_type(labels.dtype, keys.dtype)
+        return _Groups(values, labels, labels.astype(common), count, count,
+                       rank, index.shape, shape, valid,
+                       keys=ordered.astype(common))
     if plan.table is not None:
         slot = keys - low
         usable = (slot == jnp.trunc(slot)) & (slot >= 0) & (
@@ -240,6 +276,9 @@ _PARTIAL_SUMS = 1 << 22
 
 
 def _group_sum(groups: _Groups, values: jax.Array) -> jax.Array:
+    """Sums per group (float32 or complex64 values for dense groups)."""
+    if groups.dense:
+        return dense_groups.group_sums(values, groups.segments, groups.keys)
     if groups.segments is None:
         return jnp.sum(values, axis=0, keepdims=True)
     if groups.rank is None:
@@ -277,8 +316,23 @@ def _two_level_segment_sum(values: jax.Array, segments: jax.Array,
 
 
 def _group_count(groups: _Groups) -> jax.Array:
+    if groups.dense:
+        return dense_groups.group_counts(groups.segments, groups.keys,
+                                         jnp.result_type(int))
     ones = jnp.ones(groups.values.shape, jnp.result_type(int))
     return _group_sum(groups, ones)
+
+
+def _per_point(groups: _Groups, per_group: jax.Array) -> jax.Array:
+    """Each point's entry of a per-group array of an index array's groups
+    (the entry of no group, or 0 for dense groups, at other points)."""
+    if not groups.dense:
+        return per_group[groups.segments]
+    if per_group.dtype.kind == "c":
+        return lax.complex(*(dense_groups.lookup(
+            part, groups.segments, groups.keys) for part in (
+                per_group.real, per_group.imag)))
+    return dense_groups.lookup(per_group, groups.segments, groups.keys)
 
 
 def _extreme(groups: _Groups, values: jax.Array, find_max: bool
@@ -286,6 +340,9 @@ def _extreme(groups: _Groups, values: jax.Array, find_max: bool
     """Minimum or maximum per group; the reduction's identity where empty."""
     if values.dtype == np.bool_:
         values = values.astype(np.uint8)
+    if groups.dense:
+        return dense_groups.group_extremes(values[:, None], groups.segments,
+                                           groups.keys, find_max)[:, 0]
     reduce = jnp.max if find_max else jnp.min
     if groups.segments is None:
         return reduce(values, keepdims=True)
@@ -312,6 +369,11 @@ def _first_position(groups: _Groups, values: jax.Array, extreme: jax.Array
     if groups.segments is None:
         first = jnp.min(jnp.where(values == extreme[0], flat, size),
                         keepdims=True)
+        return jnp.where(first >= size, 0, first)
+    if groups.dense:
+        first = dense_groups.group_extremes(
+            flat[:, None], groups.segments, groups.keys, False,
+            where_equal=(values, extreme))[:, 0]
         return jnp.where(first >= size, 0, first)
     candidate = jnp.where(values == extreme[groups.segments], flat, size)
     if groups.rank is None:

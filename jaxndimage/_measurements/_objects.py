@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxndimage import _dense_groups as dense_groups
 from jaxndimage._cache import cached_jit
 from jaxndimage._dispatch import as_array
 from jaxndimage._measurements._dispatch import MeasurementPlan, _measurement
@@ -27,10 +28,12 @@ from jaxndimage._measurements._results import _host, _is_traced, _like
 from jaxndimage._plans import Planned
 
 
-@cached_jit(static_argnames=("count",))
-def _bounding_boxes(labels: jax.Array, *, count: int):
+@cached_jit(static_argnames=("count", "dense"))
+def _bounding_boxes(labels: jax.Array, *, count: int, dense: bool = False):
     """Lowest and highest coordinate of labels 1..count per axis, and which
-    labels occur."""
+    labels occur; by `_dense_groups` where ``dense``."""
+    if dense:
+        return _dense_bounding_boxes(labels, count)
     flat = labels.ravel()
     spread = count + jnp.arange(flat.size, dtype=np.int32) % _SPREAD
     segments = jnp.where((flat >= 1) & (flat <= count),
@@ -51,6 +54,22 @@ def _bounding_boxes(labels: jax.Array, *, count: int):
             jnp.stack(high, axis=-1) if high else empty, present)
 
 
+def _dense_bounding_boxes(labels: jax.Array, count: int):
+    """:func:`_bounding_boxes` as one pass of `_dense_groups`' minima over
+    the coordinates and their negatives (whose minima are the maxima)."""
+    position = jnp.arange(labels.size, dtype=np.int32)
+    grids = jnp.unravel_index(position, labels.shape) if labels.ndim else ()
+    columns = jnp.stack(list(grids) + [-g for g in grids] + [position],
+                        axis=-1).astype(np.int32)
+    common = jnp.result_type(labels.dtype, np.int32)
+    keys = jnp.arange(1, count + 1, dtype=common)
+    least = dense_groups.group_extremes(columns, labels.ravel().astype(common),
+                                        keys, False)
+    ndim = len(grids)
+    present = least[:, -1] < np.iinfo(np.int32).max
+    return least[:, :ndim], -least[:, ndim:2 * ndim], present
+
+
 def _boxes_as_slices(result, bound):
     why = "the length of its list depends on the labels"
     low, high, present = (_host(x, "find_objects", why) for x in result)
@@ -61,9 +80,11 @@ def _boxes_as_slices(result, bound):
 
 @dataclasses.dataclass(frozen=True)
 class FindObjectsPlan(MeasurementPlan):
-    """`find_objects`: the boxes of labels ``1 .. max_label``."""
+    """`find_objects`: the boxes of labels ``1 .. max_label``, reduced by
+    `_dense_groups` where ``dense`` (the choice of `_algorithms`)."""
 
     max_label: int
+    dense: bool = False
 
 
 def _run_find_objects(plan: FindObjectsPlan, input: Any) -> tuple:
@@ -72,7 +93,7 @@ def _run_find_objects(plan: FindObjectsPlan, input: Any) -> tuple:
     if input.dtype.kind == "f":
         xp = np if isinstance(input, np.ndarray) else jnp
         input = xp.trunc(input).astype(jnp.result_type(int))
-    return _bounding_boxes(input, count=plan.max_label)
+    return _bounding_boxes(input, count=plan.max_label, dense=plan.dense)
 
 
 def _find_objects_of_dask(input, max_label=0):
@@ -123,7 +144,9 @@ def find_objects(input, max_label=0):
         max_label = _host(input.max(), "find_objects", "its default "
                           "max_label, input.max(), decides the length of "
                           "its list")[()]
-    plan = FindObjectsPlan(input.ndim, operator.index(max_label))
+    max_label = operator.index(max_label)
+    plan = FindObjectsPlan(input.ndim, max_label, dense=input.ndim > 0
+                           and dense_groups.preferred(max_label))
     return Planned(plan, _run_find_objects, (input,))
 
 
@@ -174,8 +197,8 @@ def _indices_dict(result, bound):
             continue
         where = np.unravel_index(order[start:end].astype(np.intp), shape)
         key = value if numpy_caller else value.item()
-        indices[key] = tuple(_like(template, w) for w in where)
-    return indices
+        indices[key] = where
+    return _like(template, indices)
 
 
 @_measurement("arr", finish=_indices_dict)

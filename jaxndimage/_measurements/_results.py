@@ -36,13 +36,19 @@ def _host(value: Any, function: str, why: str) -> np.ndarray:
     return as_numpy(value)
 
 
-def _like(template: Any, values: np.ndarray) -> Any:
-    """numpy ``values`` as an array of the same library as ``template``."""
+def _like(template: Any, values: Any) -> Any:
+    """numpy ``values`` (an array, or a tuple, list or dict of them) as
+    arrays of the same library as ``template``: for JAX, on its device,
+    in one transfer (one per array would cost a dispatch each)."""
     if isinstance(template, np.ndarray | np.generic):
         return values
     if is_jax_array(template):
-        return jnp.asarray(values)
-    return array_api_compat.array_namespace(template).asarray(values)
+        devices = template.devices()
+        if len(devices) == 1:
+            return jax.device_put(values, next(iter(devices)))
+        return jax.tree.map(jnp.asarray, values)
+    xp = array_api_compat.array_namespace(template)
+    return jax.tree.map(xp.asarray, values)
 
 
 def _scalar(value: Any) -> Any:
@@ -52,11 +58,24 @@ def _scalar(value: Any) -> Any:
     return value
 
 
+def _on_host(build):
+    """``build(array)`` for a concrete JAX array made from its values on
+    the host, handed back as JAX arrays in one transfer (indexing the
+    device array would dispatch once per element)."""
+    def built(array: Any) -> Any:
+        if is_jax_array(array) and not _is_traced(array):
+            return _like(array, build(np.asarray(array)))
+        return build(array)
+    return built
+
+
+@_on_host
 def _rows(array: Any) -> list:
     """The first axis of ``array`` as a list of its elements."""
     return [_scalar(array[i, ...]) for i in range(array.shape[0])]
 
 
+@_on_host
 def _positions(positions: Any) -> Any:
     """Coordinates as SciPy returns them: a tuple for one region, a list of
     tuples for an index array (listed flat for an n-d index)."""

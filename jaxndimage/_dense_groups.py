@@ -1,0 +1,274 @@
+"""Per-group reductions as dense work on chunks of points, for accelerators.
+
+A group is the points whose *segment* equals the group's *key*: group
+numbers (:func:`numbered`), or the labels of an ``index`` array matched
+directly, so that no point's group number is ever looked up.
+
+Sums and counts
+---------------
+
+A segment sum (``jax.ops.segment_sum``) is a scatter: on a TPU each point
+is a serialised read-modify-write, and millions of points take tens of
+milliseconds.  The same sums are a matrix product: the values, as a
+``points x columns`` matrix, contracted over the points with the one-hot
+matrix ``points x groups`` of their groups.  Products run on the matrix
+unit, a chunk of points at a time, so the one-hot matrix never exists
+whole.
+
+Exactness: float32 values are split into three bfloat16 parts whose sum is
+the value (8 significant bits each, 24 in all), and the one-hot matrix is
+exact in bfloat16, so every product is exact at the matrix unit's default
+(bfloat16) precision; the products are accumulated in float32.  A sum is
+therefore as accurate as a float32 sum of its points in some order (the
+order differs from SciPy's float64 sums: the difference is float32
+rounding).  Non-finite values would reach every group through ``0 * inf``,
+so they are summed as zeros and counted per group instead; the sum of a
+group holding them is then what IEEE arithmetic gives in any order (NaN
+for a NaN or for both infinities, else the infinity).
+
+Lookups
+-------
+``table[segments]`` for a small per-group table is a gather: on a TPU as
+slow per point as a scatter.  Here it is the one-hot matrix times the
+table, split into bfloat16 parts as above, so the result is the table's
+value exactly.
+
+Extremes
+--------
+A segment minimum or maximum is a scatter too.  Here each chunk of points
+is compared with every group (a ``points x groups`` mask, on the vector
+unit) and reduced over its points; the chunks' results are reduced in
+turn.  Minima and maxima select a point's value exactly; NaN orders
+above every number, as in SciPy's sorted selection.
+
+Used where `_algorithms` chooses "dense" per-label reductions (not on a
+CPU, where XLA's scatter is faster and keeps SciPy's summation order for
+float64), for at most `MOST_GROUPS` groups.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from jaxndimage._algorithms import algorithm
+
+__all__ = ["MOST_GROUPS", "preferred", "numbered", "group_sums",
+           "group_counts", "group_histograms", "group_extremes", "lookup"]
+
+#: The most groups a one-hot product serves; more go to a segment sum
+#: (the products' work grows with points times groups).
+MOST_GROUPS = 4096
+
+#: The most entries of one chunk's one-hot matrix (points times groups).
+_CHUNK_ENTRIES = 1 << 23
+
+#: Groups are padded to a multiple of the matrix unit's width.
+_LANES = 128
+
+
+def preferred(groups: int) -> bool:
+    """Whether per-group reductions into ``groups`` groups take the dense
+    forms of this module: where `_algorithms` chooses them for the
+    device, for at most `MOST_GROUPS` groups."""
+    return (algorithm("per-label reductions") == "dense"
+            and 0 < groups <= MOST_GROUPS)
+
+
+def numbered(groups: int) -> jax.Array:
+    """The keys of groups named ``0 .. groups - 1``."""
+    return jnp.arange(groups, dtype=np.int32)
+
+
+class _Chunks(NamedTuple):
+    """Points in chunks of equal length, padded with points of no group."""
+
+    segments: jax.Array  # (chunks, length): each point's key
+    inside: jax.Array  # (chunks, length): False for the padding
+    keys: jax.Array  # (width,): the groups' keys, padded to whole lanes
+    columns: tuple[jax.Array, ...]  # each (chunks, length, k)
+
+    def onehot(self, segment: jax.Array, inside: jax.Array,
+               dtype: np.dtype) -> jax.Array:
+        """The ``length x width`` one-hot matrix of a chunk's groups."""
+        return ((segment[:, None] == self.keys[None, :])
+                & inside[:, None]).astype(dtype)
+
+
+def _chunks(segments: jax.Array, keys: jax.Array,
+            *columns: jax.Array) -> _Chunks:
+    """``segments`` (each point's key) and ``columns`` (each ``n x k``) in
+    chunks whose one-hot matrices have at most `_CHUNK_ENTRIES` entries."""
+    groups = keys.shape[0]
+    width = -(-groups // _LANES) * _LANES
+    points = segments.shape[0]
+    length = max(_LANES, min(_CHUNK_ENTRIES // width,
+                             1 << max(points - 1, 0).bit_length()))
+    padding = -points % length
+
+    def chunked(x):
+        widths = [(0, padding)] + [(0, 0)] * (x.ndim - 1)
+        return jnp.pad(x, widths).reshape((-1, length) + x.shape[1:])
+
+    return _Chunks(chunked(segments), chunked(jnp.ones(points, bool)),
+                   jnp.pad(keys, (0, width - groups), mode="edge"),
+                   tuple(chunked(c) for c in columns))
+
+
+def _products(columns: jax.Array, segments: jax.Array, keys: jax.Array,
+              accumulate: np.dtype = np.float32) -> jax.Array:
+    """``sum over points p of columns[p, :] * (segments[p] == keys[g])``
+    for every group ``g``, as a ``(groups, k)`` array of ``accumulate``;
+    ``columns`` are bfloat16, so each chunk's products are exact and
+    summed in float32 (integers are exact up to a chunk's length), then
+    added to the chunks before in ``accumulate``."""
+    chunks = _chunks(segments, keys, columns)
+
+    def add(total, chunk):
+        segment, inside, values = chunk
+        product = lax.dot_general(
+            chunks.onehot(segment, inside, values.dtype), values,
+            (((0,), (0,)), ((), ())), preferred_element_type=np.float32)
+        return total + product.astype(total.dtype), None
+
+    total = jnp.zeros((chunks.keys.shape[0], columns.shape[1]), accumulate)
+    total = lax.scan(add, total, (chunks.segments, chunks.inside,
+                                  chunks.columns[0]))[0]
+    return total[:keys.shape[0]]
+
+
+def _exact_parts(columns: jax.Array) -> jax.Array:
+    """Float32 ``columns`` (n, k) as (n, 6k) bfloat16 columns: three parts
+    that sum to each finite value exactly (0 for the others), then
+    indicators of NaN, inf and -inf.  Contracted with a one-hot matrix
+    they give exact products, and :func:`_recombined` makes values of the
+    products again."""
+    finite = jnp.isfinite(columns)
+    parts = []
+    rest = jnp.where(finite, columns, 0)
+    for _ in range(3):
+        part = rest.astype(jnp.bfloat16)
+        parts.append(part)
+        rest = rest - part.astype(np.float32)
+    parts += [jnp.isnan(columns), columns == np.inf, columns == -np.inf]
+    return jnp.concatenate([p.astype(jnp.bfloat16) for p in parts], axis=1)
+
+
+def _recombined(products: jax.Array) -> jax.Array:
+    """Products of :func:`_exact_parts` (.., 6k) as float32 values (.., k):
+    the parts added, then NaN where a NaN (or both infinities) took part,
+    else the infinity that did."""
+    k = products.shape[-1] // 6
+    part = [products[..., i * k:(i + 1) * k] for i in range(6)]
+    total = part[0] + part[1] + part[2]
+    nan, up, down = (p > 0 for p in part[3:])
+    total = jnp.where(up, np.float32(np.inf), total)
+    total = jnp.where(down, np.float32(-np.inf), total)
+    return jnp.where(nan | (up & down), np.float32(np.nan), total)
+
+
+def group_sums(values: jax.Array, segments: jax.Array, keys: jax.Array
+               ) -> jax.Array:
+    """Sums of float32 or complex64 ``values`` (flat along axis 0, any
+    trailing axes) per group: the points whose segment equals the group's
+    key (each of ``keys``; points matching none join none).  An array of
+    shape ``keys.shape + values.shape[1:]``."""
+    trailing = values.shape[1:]
+    columns = values.reshape(values.shape[0], -1)
+    if values.dtype == np.complex64:
+        columns = jnp.concatenate([columns.real, columns.imag], axis=1)
+    total = _recombined(_products(_exact_parts(columns), segments, keys))
+    if values.dtype == np.complex64:
+        half = total.shape[1] // 2
+        total = lax.complex(total[:, :half], total[:, half:])
+    return total.reshape(keys.shape + trailing)
+
+
+def group_counts(segments: jax.Array, keys: jax.Array, dtype: np.dtype
+                 ) -> jax.Array:
+    """The number of points in each group (as :func:`group_sums`), in the
+    integer ``dtype``, exactly."""
+    ones = jnp.ones((segments.shape[0], 1), jnp.bfloat16)
+    return _products(ones, segments, keys, dtype)[:, 0]
+
+
+def group_histograms(bins: jax.Array, segments: jax.Array, keys: jax.Array,
+                     count: int, dtype: np.dtype) -> jax.Array:
+    """The number of points of each group (as :func:`group_sums`) in each
+    bin ``0 .. count - 1`` of ``bins`` (points in other bins count
+    nowhere), a ``(groups, count)`` array of the integer ``dtype``: the
+    one-hot matrix of the groups contracted with that of the bins."""
+    onehot = (bins[:, None] == jnp.arange(count)[None, :]).astype(
+        jnp.bfloat16)
+    return _products(onehot, segments, keys, dtype)
+
+
+def lookup(table: jax.Array, segments: jax.Array, keys: jax.Array
+           ) -> jax.Array:
+    """Each point's entry of the float32 ``table`` (one per group, as
+    :func:`group_sums`), exactly; 0 for points of no group."""
+    chunks = _chunks(segments, keys)
+    width = chunks.keys.shape[0]
+    columns = _exact_parts(jnp.pad(table, (0, width - table.shape[0]))[:, None])
+
+    def read(_, chunk):
+        segment, inside = chunk
+        products = jnp.dot(chunks.onehot(segment, inside, jnp.bfloat16),
+                           columns, preferred_element_type=np.float32)
+        return None, _recombined(products)[:, 0]
+
+    values = lax.scan(read, None, (chunks.segments, chunks.inside))[1]
+    return values.reshape(-1)[:segments.shape[0]]
+
+
+def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,
+                   find_max: bool,
+                   where_equal: tuple[jax.Array, jax.Array] | None = None
+                   ) -> jax.Array:
+    """The minimum or maximum of each of the ``k`` columns of ``columns``
+    (``n x k``, any real dtype but bool) per group (as :func:`group_sums`):
+    a ``(groups, k)`` array, the reduction's identity (the dtype's lowest
+    or highest value, -inf or inf for floats) where a group is empty.  NaN
+    counts as the largest value, as in SciPy's sorted selection: a maximum
+    is NaN where the group holds one, a minimum only where it holds
+    nothing else.  With ``where_equal = (values, targets)`` only the
+    points whose value equals their group's target take part."""
+    dtype = columns.dtype
+    if dtype.kind == "f":
+        fill = np.array(-np.inf if find_max else np.inf, dtype)
+    else:
+        info = np.iinfo(dtype)
+        fill = np.array(info.min if find_max else info.max, dtype)
+    reduce = jnp.max if find_max else jnp.min
+    if where_equal is None:
+        values = jnp.zeros(segments.shape, np.int8)
+        targets = jnp.zeros(keys.shape, np.int8)
+    else:
+        values, targets = where_equal
+    chunks = _chunks(segments, keys, columns, values)
+    targets = jnp.pad(targets, (0, chunks.keys.shape[0] - keys.shape[0]))
+
+    def better(state, chunk):
+        best, nan, number = state
+        segment, inside, column, value = chunk
+        member = (chunks.onehot(segment, inside, bool)
+                  & (value[:, None] == targets[None, :]))[:, :, None]
+        missing = jnp.isnan(column)[:, None, :]
+        found = reduce(jnp.where(member & ~missing, column[:, None, :], fill),
+                       axis=0)
+        return (reduce(jnp.stack([best, found]), axis=0),
+                nan | jnp.any(member & missing, axis=0),
+                number | jnp.any(member & ~missing, axis=0)), None
+
+    shape = (chunks.keys.shape[0], columns.shape[1])
+    best, nan, number = lax.scan(
+        better, (jnp.full(shape, fill), jnp.zeros(shape, bool),
+                 jnp.zeros(shape, bool)),
+        (chunks.segments, chunks.inside) + chunks.columns)[0]
+    if dtype.kind == "f":
+        best = jnp.where(nan & (find_max | ~number), np.nan, best)
+    return best[:keys.shape[0]]
