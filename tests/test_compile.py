@@ -29,6 +29,34 @@ def test_new_sigma_with_same_radius_does_not_recompile(cache_dir):
     assert _cache.stats["compiled"] == before + 1
 
 
+def test_a_new_shape_in_a_seen_bucket_compiles_no_interpolation_or_fourier_program(
+        cache_dir):
+    """Interpolation (prefiltered orders included) and the Fourier filters
+    of numpy input: a second image of another shape, in the buckets of
+    the first, compiles and loads nothing."""
+    def calls(image):
+        points = np.stack([np.linspace(0, n - 1, 700) for n in image.shape])
+        jn.rotate(image, 20, order=1, reshape=False)
+        jn.rotate(image, 33, order=3, mode="nearest")
+        jn.shift(image, (1.5, -2.25), order=2)
+        jn.affine_transform(image, [[0.9, 0.1], [-0.2, 1.1]], order=4)
+        jn.zoom(image, 0.7, order=5)
+        jn.map_coordinates(image, points, order=3, mode="mirror")
+        jn.geometric_transform(image, lambda o: (o[0] * 0.9, o[1] + 0.5),
+                               order=1)
+        jn.spline_filter(image, 5)
+        spectrum = np.fft.fft2(image)
+        jn.fourier_gaussian(spectrum, 2.0)
+        jn.fourier_ellipsoid(spectrum, 3.0)
+        jn.fourier_shift(spectrum, 1.5)
+
+    rng = np.random.default_rng(3)
+    calls(rng.random((300, 411)))
+    before = _cache.stats["compiled"] + _cache.stats["loaded"]
+    calls(rng.random((301, 409)))
+    assert _cache.stats["compiled"] + _cache.stats["loaded"] == before
+
+
 def test_traced_sigma_does_not_retrace_the_users_jit():
     blur = jax.jit(lambda a, s: jn.gaussian_filter(a, s, radius=6))
     x = jnp.ones((16, 16))

@@ -50,7 +50,8 @@ def _shapes(count: int, low: int, high: int, ndim: int, seed: int):
     return sorted(shapes)
 
 
-@pytest.mark.parametrize("ndim, low, high", [(2, 16, 2048), (3, 4, 160)])
+@pytest.mark.parametrize("ndim, low, high", [(2, 16, 2048), (3, 4, 160),
+                                             (4, 4, 40)])
 def test_a_hundred_shapes_compile_at_most_eight_programs(ndim, low, high):
     shapes = _shapes(100, low, high, ndim, seed=ndim)
     with counting_compilations() as counted:
@@ -60,6 +61,156 @@ def test_a_hundred_shapes_compile_at_most_eight_programs(ndim, low, high):
     if ndim == 2:  # the buckets up to the tile; larger images run in bands
         levels = 1 + _canvas.BUCKETS.index(_canvas.TILE_LENGTH)
         assert counted[0] <= levels, f"{counted[0]} compilations in 2-D"
+
+
+def _points_in(shape: tuple[int, ...]) -> np.ndarray:
+    """500 points inside an array of ``shape`` (the same for every shape,
+    scaled)."""
+    unit = np.random.default_rng(0).random((len(shape), 500))
+    return unit * (np.array(shape)[:, None] - 1)
+
+
+def _halved(point):
+    return tuple(0.8 * c + 0.5 for c in point)
+
+
+#: Calls of the interpolation functions and the Fourier filters whose
+#: programs are counted over many shapes, with a spline order and mode
+#: each, some prefiltered (orders 2-5): (function, arguments, keywords);
+#: the Fourier filters take the FFT of the image.
+_MAPPINGS = {
+    "rotate": (15.0,), "shift": (1.7,), "zoom": (0.6,),
+    "affine_transform": (None,), "map_coordinates": (None,),
+    "geometric_transform": (_halved,),
+}
+_CALLS_2D = [
+    ("rotate", {"order": 1, "reshape": False}),
+    ("rotate", {"order": 3, "mode": "mirror"}),
+    ("shift", {"order": 3, "mode": "nearest"}),
+    ("affine_transform", {"order": 5, "offset": 1.5}),
+    ("zoom", {"order": 3, "grid_mode": True, "mode": "grid-constant"}),
+    ("map_coordinates", {"order": 3, "mode": "mirror"}),
+    ("geometric_transform", {"order": 1}),
+    ("spline_filter", {"order": 5}),
+    ("spline_filter1d", {"order": 4, "axis": 0, "mode": "reflect"}),
+    ("fourier_gaussian", {"sigma": 2.0}),
+    ("fourier_uniform", {"size": 3.0}),
+    ("fourier_ellipsoid", {"size": 3.0}),
+    ("fourier_shift", {"shift": 1.5}),
+]
+
+
+def _call(module, name: str, keywords: dict, x: np.ndarray):
+    """``module.name`` of ``x`` with the arguments of `_MAPPINGS` (a
+    matrix or points made for ``x``) and ``keywords``."""
+    function = getattr(module, name)
+    if name.startswith("fourier"):
+        return function(np.fft.fftn(x), **keywords)
+    if name == "binary_erosion":
+        return function(x > 0.5, **keywords)
+    if name == "mean":
+        return function(x, (x * 4).astype(int), [1, 2, 3], **keywords)
+    arguments = _MAPPINGS.get(name, ())
+    if name == "affine_transform":
+        arguments = (np.eye(x.ndim) * 0.9 + 0.05,)
+    elif name == "map_coordinates":
+        arguments = (_points_in(x.shape),)
+    return function(x, *arguments, **keywords)
+
+
+def _programs_per_call(calls, shapes, seed: int, check_every: int = 0):
+    """The compilations of each of ``calls`` (:func:`_call`) over arrays
+    of ``shapes``;
+    every ``check_every``-th shape, each result is compared with SciPy's."""
+    rng = np.random.default_rng(seed)
+    counts = [0] * len(calls)
+    for k, shape in enumerate(shapes):
+        x = rng.random(shape)
+        for c, (name, keywords) in enumerate(calls):
+            with counting_compilations() as counted:
+                ours = _call(jn, name, keywords, x)
+            counts[c] += counted[0]
+            if check_every and k % check_every == 0:
+                np.testing.assert_allclose(
+                    ours, _call(sn, name, keywords, x), rtol=1e-12,
+                    atol=1e-12, err_msg=f"{name} {keywords} {shape}")
+    return {f"{name} {keywords}": count
+            for (name, keywords), count in zip(calls, counts)}
+
+
+def test_interpolation_and_fourier_filters_compile_per_bucket_not_per_shape():
+    """rotate, shift, affine_transform, zoom, map_coordinates,
+    geometric_transform, the spline prefilter (orders 2-5) and the Fourier
+    filters of concrete input run on buckets: over 32 image shapes each
+    call compiles at most 12 programs (the list and source lengths, canvas
+    buckets and small per-dtype operations it meets; 11 at most, as over
+    24 of these shapes), not one per shape, with SciPy's result at every
+    size (several chunks of points, bands of a canvas)."""
+    shapes = _shapes(32, 16, 600, 2, seed=21)
+    counts = _programs_per_call(_CALLS_2D, shapes, seed=21, check_every=6)
+    over = {call: n for call, n in counts.items() if n > 12}
+    assert not over, f"compilations for {len(shapes)} shapes: {over}"
+
+
+_VOLUME_CALLS = [
+    ("gaussian_filter", {"sigma": 2.0}),
+    ("uniform_filter", {"size": 5}),
+    ("maximum_filter", {"size": 3, "mode": "constant"}),
+    ("median_filter", {"size": 3}),
+    ("binary_erosion", {}),
+    ("mean", {}),
+    ("rotate", {"order": 1, "axes": (0, 1)}),
+    ("shift", {"order": 3, "mode": "nearest"}),
+    ("affine_transform", {"order": 1, "offset": 1.5}),
+    ("zoom", {"order": 1}),
+    ("map_coordinates", {"order": 3, "mode": "mirror"}),
+    ("spline_filter", {"order": 3}),
+    ("fourier_gaussian", {"sigma": 2.0}),
+    ("fourier_shift", {"shift": 1.5}),
+]
+
+
+@pytest.mark.parametrize("ndim, low, high", [(3, 8, 40), (4, 8, 14)])
+def test_volumes_compile_per_bucket_not_per_shape(ndim, low, high):
+    """Volumes of many sizes: the window filters, binary morphology, the
+    statistics, interpolation and the Fourier filters compile at most 10
+    programs per call over 24 shapes (9 at most, as over 16 of them), not
+    one per shape."""
+    shapes = _shapes(24, low, high, ndim, seed=ndim + 30)
+    counts = _programs_per_call(_VOLUME_CALLS, shapes, seed=ndim,
+                                check_every=10)
+    over = {call: n for call, n in counts.items() if n > 10}
+    assert not over, f"compilations for {len(shapes)} {ndim}-D shapes: {over}"
+
+
+def test_a_wide_4d_filter_runs_within_a_bounded_canvas_memory():
+    """A wide separable filter of a 4-D array runs one pass per call, each
+    on a canvas extended along its own axis: every compiled program's
+    memory (XLA's analysis: arguments, output and temporaries) stays
+    within a bounded multiple of the array and its result.
+
+    The bound is that of the canvas: a pass along the slowest axis reads
+    ``radius`` planes away, and a canvas reaches a sixteenth of its length
+    (`_canvas.reach_of`), about 49 times the input and output bytes here.
+    Extending every axis up front, as volumes did before, took the
+    program more than 500 times (a canvas of 56**4 samples).
+    """
+    from jaxndimage import _filters
+
+    kernel = _filters._correlate_separable_kernel
+    x = np.random.default_rng(5).random((16,) * 4).astype(np.float32)
+    result = jn.gaussian_laplace(x, 5.0)
+    np.testing.assert_allclose(result, sn.gaussian_laplace(x, 5.0),
+                               rtol=1e-5, atol=1e-6)
+    programs = [p for key, p in kernel.programs.items()
+                if key[0] == x.shape]
+    assert programs
+    for program in programs:
+        memory = program.executable.memory_analysis()
+        used = (memory.temp_size_in_bytes + memory.argument_size_in_bytes
+                + memory.output_size_in_bytes)
+        assert used <= 64 * (x.nbytes + result.nbytes), (
+            f"{used / 2**20:.1f} MiB for {x.nbytes / 2**20:.2f} MiB")
 
 
 def test_passes_along_other_axes_share_a_program():
