@@ -3,8 +3,10 @@
     python benchmarks/bench_pipeline.py [--images 60] [--rounds 2]
 
 Runs ``benchmarks/pipeline_script.py`` (a plain SciPy script over images of
-distinct shapes between 64² and 1024²) unmodified, each run in a fresh
-process, interleaved round by round:
+distinct shapes between 64² and 1024²: the filters, interpolation of
+orders 1, 3 and 5, a rotation and an affine transform, a Fourier filter,
+labels and a distance transform of issue 43) unmodified, each run in a
+fresh process, interleaved round by round:
 
 * under SciPy;
 * under ``python -m jaxndimage run`` with an empty kernel cache (a new
@@ -15,8 +17,9 @@ process, interleaved round by round:
 It also times the script's Gaussian step alone over the same images, in
 fresh processes, for SciPy, jaxndimage and a Numba separable Gaussian
 (``_numba_gaussian.py``), first calls and compilation included.  It prints
-loop times, ratios (SciPy's time over the other's) and the number of XLA
-compilations, and writes ``results/pipeline.json``.
+loop times, ratios (SciPy's time over the other's), the number of XLA
+compilations and each step's time in the three runs of the script, and
+writes ``results/pipeline.json``.
 """
 
 from __future__ import annotations
@@ -122,6 +125,15 @@ def main() -> None:
                          "compilations": compiles}
         print(f"{label:40s} {best(name):8.3f} {scipy_s / best(name):9.2f} "
               f"{int(compiles):9d}")
+    steps = [key for key in runs["scipy"][0] if key.startswith("step_")]
+    print(f"{'step (s, first calls included)':40s} {'SciPy':>8s} "
+          f"{'cold':>8s} {'warm':>8s}")
+    for key in steps:
+        names = ("scipy", "jaxndimage_cold", "jaxndimage_warm")
+        times = [min(r.get(key, float("nan")) for r in runs[name])
+                 for name in names]
+        summary[key] = dict(zip(names, times))
+        print(f"  {key[5:-2]:38s} " + " ".join(f"{t:8.3f}" for t in times))
     gauss = best("gaussian_scipy")
     print("gaussian_filter(sigma=2) step alone, first call included:")
     for label, name in [("SciPy", "gaussian_scipy"),
