@@ -580,14 +580,24 @@ def _check_real_output(out_dtype: np.dtype) -> None:
                            "output needs complex input)")
 
 
+def _prepared(x: Array, cval: Any, *, order: int, mode: str,
+              prefilter: bool, out_dtype: np.dtype,
+              axes: Sequence[int] | None = None) -> tuple[Array, dict]:
+    """The coefficients of ``x`` (:func:`_coefficients`) and the static
+    arguments of the points kernels that interpolate them."""
+    _check_real_output(out_dtype)
+    dtype = arithmetic_dtype(x.dtype)
+    c, npad = _coefficients(x, cval, order, mode, prefilter, dtype, axes)
+    return c, dict(npad=npad, order=order, mode=mode, dtype=dtype,
+                   out_dtype=out_dtype)
+
+
 def _map_kernel(x: Array, coordinates: Array | _GridSums, cval: Any, *,
                 order: int,
                 mode: str, prefilter: bool, out_dtype: np.dtype) -> Array:
-    _check_real_output(out_dtype)
-    dtype = arithmetic_dtype(x.dtype)
-    c, npad = _coefficients(x, cval, order, mode, prefilter, dtype)
-    return _points_kernel(c, coordinates, cval, npad=npad, order=order,
-                          mode=mode, dtype=dtype, out_dtype=out_dtype)
+    c, static = _prepared(x, cval, order=order, mode=mode,
+                          prefilter=prefilter, out_dtype=out_dtype)
+    return _points_kernel(c, coordinates, cval, **static)
 
 
 def _output_grid(shape: tuple[int, ...]) -> list[Array]:
@@ -675,11 +685,8 @@ def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
                            prefilter=prefilter, out_dtype=out_dtype)
     matrix = np.asarray(matrix, np.float64)
     offset = np.asarray(offset, np.float64)
-    _check_real_output(out_dtype)
-    dtype = arithmetic_dtype(x.dtype)
-    c, npad = _coefficients(x, cval, order, mode, prefilter, dtype, axes)
-    static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
-                  out_dtype=out_dtype)
+    c, static = _prepared(x, cval, order=order, mode=mode,
+                          prefilter=prefilter, out_dtype=out_dtype, axes=axes)
 
     def transform(c: Array) -> Array:
         if _shape_generic(c, order) and not _traced(cval):
@@ -722,13 +729,10 @@ def _zoom_shift_kernel(x: Array, zooms: Any, shifts: Any, cval: Any, *,
     """``x`` interpolated at ``(o + shifts) * zooms`` (either may be None;
     ``(o + 0.5) * zooms - 0.5`` in ``grid_mode``) one axis after the
     other, at its own shape (:func:`_grid_kernel`)."""
-    _check_real_output(out_dtype)
-    dtype = arithmetic_dtype(x.dtype)
-    c, npad = _coefficients(x, cval, order, mode, prefilter, dtype)
+    c, static = _prepared(x, cval, order=order, mode=mode,
+                          prefilter=prefilter, out_dtype=out_dtype)
     return _grid_kernel(c, zooms, shifts, cval, out_shape=out_shape,
-                        npad=npad, order=order, mode=mode,
-                        grid_mode=grid_mode, dtype=dtype,
-                        out_dtype=out_dtype)
+                        grid_mode=grid_mode, **static)
 
 
 def _mapped_axes(x: Array, zooms: Any, shifts: Any, cval: Any, *,
@@ -742,11 +746,8 @@ def _mapped_axes(x: Array, zooms: Any, shifts: Any, cval: Any, *,
         return _zoom_shift_kernel(x, zooms, shifts, cval, out_shape=out_shape,
                                   order=order, mode=mode, prefilter=prefilter,
                                   grid_mode=grid_mode, out_dtype=out_dtype)
-    _check_real_output(out_dtype)
-    dtype = arithmetic_dtype(x.dtype)
-    c, npad = _coefficients(x, cval, order, mode, prefilter, dtype)
-    static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
-                  out_dtype=out_dtype)
+    c, static = _prepared(x, cval, order=order, mode=mode,
+                          prefilter=prefilter, out_dtype=out_dtype)
     if _shape_generic(c, order):
         # (o + shift) * zoom + last: a zoom adds 1/2 first in grid mode.
         ndim = len(out_shape)
