@@ -157,13 +157,14 @@ def chunk_of(values: np.ndarray, start: int, length: int) -> np.ndarray:
 def in_chunks(count: int, run: Callable[[int, int], Any]) -> np.ndarray:
     """The ``count`` values of a list computed in chunks: ``run(start,
     length)`` gives the values of positions ``start`` to ``start + length``
-    (chunks of :func:`list_chunks`, all of one length, so one program
-    serves every chunk).  Every chunk is dispatched before the first is
-    read back; the result is a fresh numpy array."""
+    along its last axis (chunks of :func:`list_chunks`, all of one length,
+    so one program serves every chunk).  Every chunk is dispatched before
+    the first is read back; the result is a fresh numpy array."""
     length, chunks = list_chunks(count)
     parts = [run(start, length) for start in range(0, length * chunks,
                                                     length)]
-    return np.concatenate([np.asarray(p) for p in parts])[:count]
+    return np.concatenate([np.asarray(p) for p in parts],
+                          axis=-1)[..., :count]
 
 
 def flat_position(start: Array, length: int, shape: Array) -> list[Array]:

@@ -1327,17 +1327,43 @@ def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
 
 def _vectorised_mapping(mapping: Callable, out_shape: tuple[int, ...],
                         ndim: int, extra_arguments: Sequence,
-                        extra_keywords: dict, xp: Any = jnp) -> Array | None:
-    """``mapping`` called once on all output coordinates, arrays of the
-    namespace ``xp``, or None when it cannot take them."""
-    grid = tuple(xp.indices(out_shape))
+                        extra_keywords: dict) -> Array | None:
+    """``mapping`` called once on all output coordinates (JAX arrays), or
+    None when it cannot take arrays (then it is called point by point)."""
+    grid = tuple(jnp.indices(out_shape))
     try:
         result = mapping(grid, *extra_arguments, **extra_keywords)
-        result = [xp.asarray(r) for r in result]
+        result = [jnp.asarray(r) for r in result]
         if len(result) != ndim:
             return None
-        return xp.stack([xp.broadcast_to(r, out_shape).astype(
+        return jnp.stack([jnp.broadcast_to(r, out_shape).astype(
             _coordinate_dtype()) for r in result])
+    except Exception:  # noqa: BLE001 - any failure means "not vectorised"
+        return None
+
+
+def _chunked_mapping(mapping: Callable, out_shape: tuple[int, ...],
+                     ndim: int, extra_arguments: Sequence,
+                     extra_keywords: dict) -> np.ndarray | None:
+    """``mapping`` called on the output indices as flat numpy arrays, in
+    chunks of a list length (:func:`_canvas.in_chunks`), or None when it
+    cannot take arrays.  What a mapping computes with numpy compiles
+    nothing; a JAX operation it performs compiles per list length, not
+    per output shape."""
+    count = math.prod(out_shape)
+    indices = np.indices(out_shape).reshape(len(out_shape), count)
+
+    def run(start: int, length: int) -> np.ndarray:
+        result = mapping(tuple(chunk_of(indices, start, length)),
+                         *extra_arguments, **extra_keywords)
+        result = [np.asarray(r) for r in result]
+        if len(result) != ndim:
+            raise ValueError("not one coordinate per axis")
+        return np.stack([np.broadcast_to(r, (length,)).astype(
+            _coordinate_dtype()) for r in result])
+
+    try:
+        return in_chunks(count, run).reshape((ndim,) + out_shape)
     except Exception:  # noqa: BLE001 - any failure means "not vectorised"
         return None
 
@@ -1376,11 +1402,11 @@ def _run_geometric_transform(plan: InterpolationPlan, input: Array,
             plan.prefilter, extra_arguments, extra_keywords))
     arguments = (mapping, plan.out_shape, input.ndim, extra_arguments,
                  extra_keywords)
-    # Concrete CPU input: numpy coordinates first, which the mapping
-    # computes without compiling (JAX's would compile every operation of
-    # the mapping for every new shape), interpolated on buckets.
+    # Concrete CPU input: numpy coordinates in chunks first, interpolated
+    # on buckets (JAX arrays of the output's shape would compile every
+    # operation of the mapping for every new shape).
     host = concrete_on_cpu(input)
-    coordinates = _vectorised_mapping(*arguments, xp=np) if host else None
+    coordinates = _chunked_mapping(*arguments) if host else None
     if coordinates is None:
         coordinates = _vectorised_mapping(*arguments)
     if coordinates is None:
@@ -1412,9 +1438,10 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
     mapping : callable
         Takes a tuple of output coordinates (and `extra_arguments`,
         `extra_keywords`) and returns a sequence of input coordinates, one
-        per input axis. It is first called once with a tuple of integer
-        arrays holding all output coordinates (fast): numpy arrays for
-        numpy input (and concrete JAX arrays on a CPU), then JAX arrays
+        per input axis. It is first called with a tuple of integer arrays
+        holding the output coordinates (fast): for numpy input (and
+        concrete JAX arrays on a CPU) flat numpy arrays, a chunk of the
+        output points at a time, then JAX arrays of the output's shape
         (traceable); if that fails it is called once per output point with
         a tuple of ints, as SciPy does (correct but slow, and not under
         ``jit``).

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.ndimage as ndi
 
 import jaxndimage as jn
 from jaxndimage import _cache
@@ -55,6 +56,50 @@ def test_a_new_shape_in_a_seen_bucket_compiles_no_interpolation_or_fourier_progr
     before = _cache.stats["compiled"] + _cache.stats["loaded"]
     calls(rng.random((301, 409)))
     assert _cache.stats["compiled"] + _cache.stats["loaded"] == before
+
+
+def test_a_mapping_of_jax_operations_compiles_per_list_length_not_per_shape(
+        cache_dir):
+    """geometric_transform of numpy input calls the mapping on flat chunks
+    of the output indices: the JAX operations of a mapping compile once
+    per chunk length, a handful over 16 shapes, not some for every shape;
+    the result is SciPy's."""
+    from jaxndimage import _canvas
+
+    def turned(point, angle):
+        cos, sin = jnp.cos(angle), jnp.sin(angle)
+        return (cos * point[0] - sin * point[1] + 3.0,
+                sin * point[0] + cos * point[1])
+
+    rng = np.random.default_rng(4)
+    small = rng.random((20, 30))
+    with jax.enable_x64(True):  # SciPy calls it on ints, in JAX's dtypes
+        expected = ndi.geometric_transform(small, turned, order=1,
+                                           extra_arguments=(0.1,))
+    np.testing.assert_allclose(
+        jn.geometric_transform(small, turned, order=1,
+                               extra_arguments=(0.1,)),
+        expected, rtol=0, atol=1e-12)
+    before = _cache.stats["compiled"]
+    shapes = {tuple(int(n) for n in rng.integers(40, 700, 2))
+              for _ in range(16)}
+    counted = [0]
+
+    def count(event, duration, **kwargs):
+        counted[0] += event == "/jax/core/compile/backend_compile_duration"
+
+    jax.monitoring.register_event_duration_secs_listener(count)
+    try:
+        for shape in shapes:
+            jn.geometric_transform(rng.random(shape), turned, order=1,
+                                   extra_arguments=(0.1,))
+    finally:
+        jax.monitoring.unregister_event_duration_listener(count)
+    lengths = {_canvas.list_chunks(n * m)[0] for n, m in shapes}
+    # A few operations per chunk length, and the bucketed points kernel.
+    assert counted[0] <= 8 * len(lengths) + 4, (
+        f"{counted[0]} compilations for {len(shapes)} shapes")
+    assert _cache.stats["compiled"] - before <= 2 * len(lengths)
 
 
 def test_traced_sigma_does_not_retrace_the_users_jit():
