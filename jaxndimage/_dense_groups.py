@@ -85,12 +85,14 @@ def numbered(groups: int) -> jax.Array:
 
 
 class _Chunks(NamedTuple):
-    """Points in chunks of equal length, padded with points of no group."""
+    """Points in chunks of equal length, padded with points of no group.
+    The points lie along the last axis of every array (the lanes of a
+    TPU's vector registers: a short last axis would be padded to them)."""
 
     segments: jax.Array  # (chunks, length): each point's key
     inside: jax.Array  # (chunks, length): False for the padding
     keys: jax.Array  # (width,): the groups' keys, padded to whole lanes
-    columns: tuple[jax.Array, ...]  # each (chunks, length, k)
+    columns: tuple[jax.Array, ...]  # each (chunks, ..., length)
 
     def onehot(self, segment: jax.Array, inside: jax.Array,
                dtype: np.dtype) -> jax.Array:
@@ -101,8 +103,9 @@ class _Chunks(NamedTuple):
 
 def _chunks(segments: jax.Array, keys: jax.Array,
             *columns: jax.Array) -> _Chunks:
-    """``segments`` (each point's key) and ``columns`` (each ``n x k``) in
-    chunks whose one-hot matrices have at most `_CHUNK_ENTRIES` entries."""
+    """``segments`` (each point's key) and ``columns`` (each ``(..., n)``)
+    in chunks whose one-hot matrices have at most `_CHUNK_ENTRIES`
+    entries."""
     groups = keys.shape[0]
     width = -(-groups // _LANES) * _LANES
     points = segments.shape[0]
@@ -111,51 +114,59 @@ def _chunks(segments: jax.Array, keys: jax.Array,
     padding = -points % length
 
     def chunked(x):
-        widths = [(0, padding)] + [(0, 0)] * (x.ndim - 1)
-        return jnp.pad(x, widths).reshape((-1, length) + x.shape[1:])
+        x = jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, padding)])
+        x = x.reshape(x.shape[:-1] + (-1, length))
+        return jnp.moveaxis(x, -2, 0)
 
     return _Chunks(chunked(segments), chunked(jnp.ones(points, bool)),
                    jnp.pad(keys, (0, width - groups), mode="edge"),
                    tuple(chunked(c) for c in columns))
 
 
-def _products(columns: jax.Array, segments: jax.Array, keys: jax.Array,
+def _products(rows: jax.Array, segments: jax.Array, keys: jax.Array,
               accumulate: np.dtype = np.float32) -> jax.Array:
-    """``sum over points p of columns[p, :] * (segments[p] == keys[g])``
-    for every group ``g``, as a ``(groups, k)`` array of ``accumulate``;
-    ``columns`` are bfloat16, so each chunk's products are exact and
-    summed in float32 (integers are exact up to a chunk's length), then
-    added to the chunks before in ``accumulate``."""
-    chunks = _chunks(segments, keys, columns)
+    """``sum over points p of rows[:, p] * (segments[p] == keys[g])`` for
+    every group ``g``, as a ``(groups, k)`` array of ``accumulate``;
+    ``rows`` (``k x n``) are bfloat16, so each chunk's products are exact
+    and summed in float32 (integers are exact up to a chunk's length),
+    then added to the chunks before in ``accumulate``."""
+    chunks = _chunks(segments, keys, rows)
 
     def add(total, chunk):
         segment, inside, values = chunk
-        product = lax.dot_general(
-            chunks.onehot(segment, inside, values.dtype), values,
-            (((0,), (0,)), ((), ())), preferred_element_type=np.float32)
+        product = jnp.dot(values, chunks.onehot(segment, inside,
+                                                values.dtype),
+                          preferred_element_type=np.float32)
         return total + product.astype(total.dtype), None
 
-    total = jnp.zeros((chunks.keys.shape[0], columns.shape[1]), accumulate)
+    total = jnp.zeros((rows.shape[0], chunks.keys.shape[0]), accumulate)
     total = lax.scan(add, total, (chunks.segments, chunks.inside,
                                   chunks.columns[0]))[0]
-    return total[:keys.shape[0]]
+    return total[:, :keys.shape[0]].T
 
 
-def _exact_parts(columns: jax.Array) -> jax.Array:
-    """Float32 ``columns`` (n, k) as (n, 6k) bfloat16 columns: three parts
-    that sum to each finite value exactly (0 for the others), then
-    indicators of NaN, inf and -inf.  Contracted with a one-hot matrix
-    they give exact products, and :func:`_recombined` makes values of the
-    products again."""
-    finite = jnp.isfinite(columns)
+def _truncated(x: jax.Array) -> jax.Array:
+    """Float32 ``x`` with its significand cut to bfloat16's 8 bits: exact
+    in bfloat16, by bit masking (a conversion's rounding could be elided:
+    XLA may keep excess precision)."""
+    bits = lax.bitcast_convert_type(x, np.uint32) & np.uint32(0xFFFF0000)
+    return lax.bitcast_convert_type(bits, np.float32)
+
+
+def _exact_parts(rows: jax.Array) -> jax.Array:
+    """Float32 ``rows`` (k, n) as (6k, n) bfloat16 rows: three parts that
+    sum to each finite value exactly (0 for the others), then indicators
+    of NaN, inf and -inf.  Contracted with a one-hot matrix they give
+    exact products, and :func:`_recombined` makes values of the products
+    again."""
     parts = []
-    rest = jnp.where(finite, columns, 0)
+    rest = jnp.where(jnp.isfinite(rows), rows, 0)
     for _ in range(3):
-        part = rest.astype(jnp.bfloat16)
+        part = _truncated(rest)
         parts.append(part)
-        rest = rest - part.astype(np.float32)
-    parts += [jnp.isnan(columns), columns == np.inf, columns == -np.inf]
-    return jnp.concatenate([p.astype(jnp.bfloat16) for p in parts], axis=1)
+        rest = rest - part  # exact: the bits below the part's
+    parts += [jnp.isnan(rows), rows == np.inf, rows == -np.inf]
+    return jnp.concatenate([p.astype(jnp.bfloat16) for p in parts], axis=0)
 
 
 def _recombined(products: jax.Array) -> jax.Array:
@@ -178,10 +189,10 @@ def group_sums(values: jax.Array, segments: jax.Array, keys: jax.Array
     key (each of ``keys``; points matching none join none).  An array of
     shape ``keys.shape + values.shape[1:]``."""
     trailing = values.shape[1:]
-    columns = values.reshape(values.shape[0], -1)
+    rows = values.reshape(values.shape[0], -1).T
     if values.dtype == np.complex64:
-        columns = jnp.concatenate([columns.real, columns.imag], axis=1)
-    total = _recombined(_products(_exact_parts(columns), segments, keys))
+        rows = jnp.concatenate([rows.real, rows.imag], axis=0)
+    total = _recombined(_products(_exact_parts(rows), segments, keys))
     if values.dtype == np.complex64:
         half = total.shape[1] // 2
         total = lax.complex(total[:, :half], total[:, half:])
@@ -192,7 +203,7 @@ def group_counts(segments: jax.Array, keys: jax.Array, dtype: np.dtype
                  ) -> jax.Array:
     """The number of points in each group (as :func:`group_sums`), in the
     integer ``dtype``, exactly."""
-    ones = jnp.ones((segments.shape[0], 1), jnp.bfloat16)
+    ones = jnp.ones((1, segments.shape[0]), jnp.bfloat16)
     return _products(ones, segments, keys, dtype)[:, 0]
 
 
@@ -202,7 +213,7 @@ def group_histograms(bins: jax.Array, segments: jax.Array, keys: jax.Array,
     bin ``0 .. count - 1`` of ``bins`` (points in other bins count
     nowhere), a ``(groups, count)`` array of the integer ``dtype``: the
     one-hot matrix of the groups contracted with that of the bins."""
-    onehot = (bins[:, None] == jnp.arange(count)[None, :]).astype(
+    onehot = (jnp.arange(count)[:, None] == bins[None, :]).astype(
         jnp.bfloat16)
     return _products(onehot, segments, keys, dtype)
 
@@ -213,13 +224,14 @@ def lookup(table: jax.Array, segments: jax.Array, keys: jax.Array
     :func:`group_sums`), exactly; 0 for points of no group."""
     chunks = _chunks(segments, keys)
     width = chunks.keys.shape[0]
-    columns = _exact_parts(jnp.pad(table, (0, width - table.shape[0]))[:, None])
+    rows = _exact_parts(jnp.pad(table, (0, width - table.shape[0]))[None])
 
     def read(_, chunk):
         segment, inside = chunk
-        products = jnp.dot(chunks.onehot(segment, inside, jnp.bfloat16),
-                           columns, preferred_element_type=np.float32)
-        return None, _recombined(products)[:, 0]
+        products = lax.dot_general(
+            rows, chunks.onehot(segment, inside, jnp.bfloat16),
+            (((1,), (1,)), ((), ())), preferred_element_type=np.float32)
+        return None, _recombined(products.T)[:, 0]
 
     values = lax.scan(read, None, (chunks.segments, chunks.inside))[1]
     return values.reshape(-1)[:segments.shape[0]]
@@ -249,26 +261,29 @@ def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,
         targets = jnp.zeros(keys.shape, np.int8)
     else:
         values, targets = where_equal
-    chunks = _chunks(segments, keys, columns, values)
+    chunks = _chunks(segments, keys, columns.T, values)
     targets = jnp.pad(targets, (0, chunks.keys.shape[0] - keys.shape[0]))
 
     def better(state, chunk):
-        best, nan, number = state
-        segment, inside, column, value = chunk
+        segment, inside, rows, value = chunk
         member = (chunks.onehot(segment, inside, bool)
-                  & (value[:, None] == targets[None, :]))[:, :, None]
-        missing = jnp.isnan(column)[:, None, :]
-        found = reduce(jnp.where(member & ~missing, column[:, None, :], fill),
-                       axis=0)
-        return (reduce(jnp.stack([best, found]), axis=0),
-                nan | jnp.any(member & missing, axis=0),
-                number | jnp.any(member & ~missing, axis=0)), None
+                  & (value[:, None] == targets[None, :]))
+        found = []
+        for best, nan, number, row in zip(*state, rows):
+            missing = jnp.isnan(row)[:, None]
+            here = reduce(jnp.where(member & ~missing, row[:, None], fill),
+                          axis=0)
+            found.append((reduce(jnp.stack([best, here]), axis=0),
+                          nan | jnp.any(member & missing, axis=0),
+                          number | jnp.any(member & ~missing, axis=0)))
+        return tuple(zip(*found)), None
 
-    shape = (chunks.keys.shape[0], columns.shape[1])
-    best, nan, number = lax.scan(
-        better, (jnp.full(shape, fill), jnp.zeros(shape, bool),
-                 jnp.zeros(shape, bool)),
-        (chunks.segments, chunks.inside) + chunks.columns)[0]
+    k, width = columns.shape[1], chunks.keys.shape[0]
+    start = ((jnp.full((width,), fill),) * k,
+             (jnp.zeros((width,), bool),) * k,
+             (jnp.zeros((width,), bool),) * k)
+    best, nan, number = (jnp.stack(part, axis=1) for part in lax.scan(
+        better, start, (chunks.segments, chunks.inside) + chunks.columns)[0])
     if dtype.kind == "f":
         best = jnp.where(nan & (find_max | ~number), np.nan, best)
     return best[:keys.shape[0]]

@@ -73,11 +73,14 @@ def along_runs(y: jax.Array, passable: jax.Array, axis: int,
     return y
 
 
-def _minimum_over_features(values: jax.Array, foreground: jax.Array,
-                           offsets: tuple[tuple[int, ...], ...],
-                           fill) -> jax.Array:
+@cached_jit(static_argnames=("offsets",))
+def _minimum_over_features(values: jax.Array, foreground: jax.Array, *,
+                           offsets: tuple[tuple[int, ...], ...]
+                           ) -> jax.Array:
     """The minimum of ``values`` over each feature (connected through
-    ``offsets`` and their opposites) at each of its points."""
+    ``offsets`` and their opposites) at each of its points; ``values`` is
+    the largest integer of its dtype on the background."""
+    fill = np.iinfo(values.dtype).max
     runs, diagonals = [], []
     for offset in offsets:
         moved = [axis for axis, step in enumerate(offset) if step]
@@ -110,21 +113,45 @@ def _minimum_over_features(values: jax.Array, foreground: jax.Array,
                           (values, jnp.asarray(True)))[0]
 
 
-@cached_jit(static_argnames=("offsets", "index_dtype"))
+@cached_jit(static_argnames=("index_dtype",))
+def _flat_indices(input: jax.Array, *, index_dtype: np.dtype
+                  ) -> tuple[jax.Array, jax.Array]:
+    """The foreground, and each of its points' flat index (the largest
+    integer of ``index_dtype`` on the background)."""
+    foreground = input != 0
+    flat = jnp.arange(input.size, dtype=index_dtype).reshape(input.shape)
+    return foreground, jnp.where(foreground, flat,
+                                 np.iinfo(index_dtype).max)
+
+
+@cached_jit()
+def _root_numbers(root: jax.Array, foreground: jax.Array
+                  ) -> tuple[jax.Array, jax.Array]:
+    """Each foreground point's count of roots (points that are their
+    feature's ``root``) up to it in raster order, and the count of all."""
+    flat = jnp.arange(root.size, dtype=root.dtype).reshape(root.shape)
+    counted = jnp.cumsum((foreground & (root == flat)).ravel(),
+                         dtype=root.dtype)
+    fill = np.iinfo(root.dtype).max
+    return (jnp.where(foreground, counted.reshape(root.shape), fill),
+            counted[-1])
+
+
+@cached_jit()
+def _background_zero(number: jax.Array, foreground: jax.Array
+                     ) -> jax.Array:
+    return jnp.where(foreground, number, 0)
+
+
 def propagated_labels(input: jax.Array, *,
                       offsets: tuple[tuple[int, ...], ...],
                       index_dtype: np.dtype) -> tuple[jax.Array, jax.Array]:
     """SciPy's labels of the nonzero points of ``input`` connected through
     ``offsets`` (one of each pair of opposite offsets), in
-    ``index_dtype``, and their number."""
-    foreground = input != 0
-    fill = np.iinfo(index_dtype).max
-    flat = jnp.arange(input.size, dtype=index_dtype).reshape(input.shape)
-    root = _minimum_over_features(jnp.where(foreground, flat, fill),
-                                  foreground, offsets, fill)
-    is_root = foreground & (root == flat)
-    counted = jnp.cumsum(is_root.ravel(), dtype=index_dtype)
-    number = _minimum_over_features(
-        jnp.where(foreground, counted.reshape(input.shape), fill),
-        foreground, offsets, fill)
-    return jnp.where(foreground, number, 0), counted[-1]
+    ``index_dtype``, and their number.  Four programs, the propagation
+    run twice (compiled once)."""
+    foreground, flat = _flat_indices(input, index_dtype=index_dtype)
+    root = _minimum_over_features(flat, foreground, offsets=offsets)
+    counted, count = _root_numbers(root, foreground)
+    number = _minimum_over_features(counted, foreground, offsets=offsets)
+    return _background_zero(number, foreground), count
