@@ -35,6 +35,7 @@ from jaxndimage._canvas import (
     Margins,
     canvas_per_pass,
     concrete_on_cpu,
+    like_input,
     one_pass_per_call,
     pointwise,
     separable_margins,
@@ -1188,9 +1189,11 @@ def _magnitude_of(terms: list[Array], out: np.dtype) -> Array:
     if all(concrete_on_cpu(term) for term in terms):
         # XLA's CPU code contracts a * a + b * b into fused multiply-adds,
         # which round once where SciPy (numpy) rounds each square: the sum
-        # of squares is formed by numpy, the square root (exact) by JAX.
+        # of squares is formed by numpy, the square root (exact) by JAX,
+        # on a bucket (an eager JAX call would compile per shape).
         squares = [np.square(np.asarray(term)) for term in terms]
-        return _sqrt_like_numpy(jnp.asarray(_sum(*squares)), out)
+        root = pointwise(_sqrt_like_numpy, _sum(*squares), out=out)
+        return like_input(np.asarray(root), terms[0])
     return pointwise(_gradient_magnitude, *terms, out=out)
 
 

@@ -213,6 +213,16 @@ def test_a_wide_4d_filter_runs_within_a_bounded_canvas_memory():
             f"{used / 2**20:.1f} MiB for {x.nbytes / 2**20:.2f} MiB")
 
 
+def test_gradient_magnitude_compiles_per_bucket_not_per_shape():
+    # Its square root too: an eager JAX call would compile per shape.
+    shapes = _shapes(30, 16, 700, 2, seed=5)
+    jn.gaussian_gradient_magnitude(np.ones(shapes[0], np.float32), 2.0)
+    with counting_compilations() as counted:
+        for shape in shapes:
+            jn.gaussian_gradient_magnitude(np.ones(shape, np.float32), 2.0)
+    assert counted[0] <= 16, f"{counted[0]} compilations for 30 shapes"
+
+
 def test_passes_along_other_axes_share_a_program():
     """On a canvas only the strides tell axes apart: a Sobel filter along
     either axis of an image, or a 1-D filter along any axis of a volume,
