@@ -2,6 +2,8 @@
 
 import os
 
+import jax
+import pytest
 from hypothesis import settings
 
 # CI (which sets CI=true) replays the same examples every run, so a new
@@ -9,3 +11,14 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_jax_programs():
+    """JAX keeps every program it compiles for eager operations and
+    ``jax.jit`` (jaxndimage bounds its own, ``_cache.MOST_PROGRAMS``); each
+    maps pages of machine code, and thousands of test modules' programs
+    together would exhaust the process's memory mappings, where XLA's
+    compiler then crashes.  Each module's are released after it."""
+    yield
+    jax.clear_caches()

@@ -43,6 +43,7 @@ entries are per device (:func:`current_device`): platform and kind.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import contextvars
 import functools
@@ -315,6 +316,30 @@ def kernel_entry() -> None:
         raise KernelRefused
 
 
+#: The most compiled programs all kernel caches keep in memory together;
+#: beyond it the least recently used is dropped (and loaded from disk, or
+#: compiled, again when next needed).  Each program holds mapped pages of
+#: machine code (an XLA CPU program about 18 mappings): a process that
+#: kept every program it ever compiled would exhaust Linux's 65 530
+#: memory mappings per process, where XLA's compiler then crashes.
+MOST_PROGRAMS = 1024
+
+#: (kernel cache, key) of every program in memory, least recently used
+#: first.
+_recent: collections.OrderedDict[tuple[int, tuple], KernelCache] = (
+    collections.OrderedDict())
+
+
+def _used(cache: KernelCache, key: tuple) -> None:
+    """Record a use of ``cache.memory[key]``; drop the least recently used
+    program of all caches while more than `MOST_PROGRAMS` are kept."""
+    _recent[id(cache), key] = cache
+    _recent.move_to_end((id(cache), key))
+    while len(_recent) > MOST_PROGRAMS:
+        (_, old), owner = _recent.popitem(last=False)
+        owner.memory.pop(old, None)
+
+
 class KernelCache:
     """Compiled programs of one jitted kernel, for concrete arguments.
 
@@ -346,6 +371,7 @@ class KernelCache:
         compiled = self.memory.get(key)
         if compiled is None:
             compiled = self.memory[key] = self._compile(args, static, device)
+        _used(self, key)
         return compiled
 
     def _compile(self, args: tuple, static: dict, device: jax.Device) -> Any:

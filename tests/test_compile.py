@@ -351,3 +351,18 @@ def test_docstring_examples_hold_under_disable_jit(name):
         for test in tests:
             runner.run(test, out=report.append)
     assert runner.failures == 0, "".join(report)
+
+
+def test_programs_kept_in_memory_are_bounded(cache_dir, monkeypatch):
+    # Each program maps pages of code: a process keeping all would run out
+    # of memory mappings.  The least recently used are dropped, and loaded
+    # from disk when needed again.  (`label` compiles per shape.)
+    monkeypatch.setattr(_cache, "MOST_PROGRAMS", 3)
+    masks = [np.eye(n, dtype=bool) for n in range(5, 11)]
+    first = jn.label(masks[0])[0]
+    for mask in masks[1:]:
+        jn.label(mask)
+        assert len(_cache._recent) <= 3
+    loaded = _cache.stats["loaded"]
+    np.testing.assert_array_equal(jn.label(masks[0])[0], first)
+    assert _cache.stats["loaded"] == loaded + 1
