@@ -9,8 +9,8 @@ see :func:`as_on`), and this table says which one a call runs.  The
 choice is made on the host when a call is planned, for the device the
 call computes on (:func:`jaxndimage._cache.current_device`), and is a
 static argument of the kernels, so each device keeps its own programs.
-The measurements behind each choice are in ``benchmarks/results/``
-(``accelerator-tpu-v5e.json`` and the CPU results).
+The measurements behind each choice are ``benchmarks/bench_algorithms.py``'s
+``benchmarks/results/algorithms-tpu-v5e.json`` and ``algorithms-cpu.json``.
 """
 
 from __future__ import annotations
