@@ -34,6 +34,7 @@ import numpy as np
 
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import concrete_on_cpu, nonzero_mask
+from jaxndimage._propagation import shifted_by
 
 
 def _backward_offsets(structure: np.ndarray) -> tuple[tuple[int, ...], ...]:
@@ -48,19 +49,6 @@ def _backward_offsets(structure: np.ndarray) -> tuple[tuple[int, ...], ...]:
         if offset < (0,) * len(offset):
             offsets.append(offset)
     return tuple(offsets)
-
-
-def _shifted(x: jax.Array, offset: tuple[int, ...], fill: Any) -> jax.Array:
-    """``x[p + offset]`` at every ``p``, ``fill`` outside the array."""
-    for axis, step in enumerate(offset):
-        if step == 0:
-            continue
-        size = x.shape[axis]
-        pad = [(0, 0)] * x.ndim
-        pad[axis] = (max(-step, 0), max(step, 0))
-        x = jax.lax.slice_in_dim(jnp.pad(x, pad, constant_values=fill),
-                                 max(step, 0), max(step, 0) + size, axis=axis)
-    return x
 
 
 def _compress(parent: jax.Array) -> jax.Array:
@@ -88,7 +76,7 @@ def _runs(input: jax.Array, offsets: tuple[tuple[int, ...], ...]
     foreground = input != 0
     if _along_rows(input.ndim) not in offsets:
         return foreground, foreground
-    return foreground, foreground & ~_shifted(
+    return foreground, foreground & ~shifted_by(
         foreground, _along_rows(input.ndim), False)
 
 
@@ -186,7 +174,7 @@ def _label_kernel(input: jax.Array, *, offsets, index_dtype, runs):
         if offset == _along_rows(input.ndim):
             continue
         step = _flat_offset(offset, shape)
-        touching = (foreground & _shifted(foreground, offset, False)).ravel()
+        touching = (foreground & shifted_by(foreground, offset, False)).ravel()
         # From a run's first point p to p + offset ...
         linked = valid & touching[firsts]
         ends.append((jnp.where(linked, node[firsts], none),

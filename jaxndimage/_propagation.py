@@ -33,7 +33,7 @@ from jax import lax
 
 from jaxndimage._cache import cached_jit
 
-__all__ = ["along_runs", "propagated_labels"]
+__all__ = ["along_runs", "propagated_labels", "shifted", "shifted_by"]
 
 
 def shifted(x: jax.Array, axis: int, step: int, fill) -> jax.Array:
@@ -48,6 +48,14 @@ def shifted(x: jax.Array, axis: int, step: int, fill) -> jax.Array:
         part = lax.slice_in_dim(x, 0, n + step, axis=axis)
         widths[axis] = (-step, 0)
     return jnp.pad(part, widths, constant_values=fill)
+
+
+def shifted_by(x: jax.Array, offset: tuple[int, ...], fill) -> jax.Array:
+    """``x[p + offset]`` at every ``p``, ``fill`` outside the array."""
+    for axis, step in enumerate(offset):
+        if step:
+            x = shifted(x, axis, step, fill)
+    return x
 
 
 def along_runs(y: jax.Array, passable: jax.Array, axis: int,
@@ -89,12 +97,6 @@ def _minimum_over_features(values: jax.Array, foreground: jax.Array, *,
         elif moved:
             diagonals.append(offset)
 
-    def neighbour(x, offset, sign):
-        for axis, step in enumerate(offset):
-            if step:
-                x = shifted(x, axis, sign * step, fill)
-        return x
-
     def round_(state):
         values, _ = state
         old = values
@@ -103,8 +105,9 @@ def _minimum_over_features(values: jax.Array, foreground: jax.Array, *,
                 values = along_runs(values, foreground, axis, direction,
                                     jnp.minimum, fill)
         for offset in diagonals:
-            least = jnp.minimum(neighbour(values, offset, 1),
-                                neighbour(values, offset, -1))
+            least = jnp.minimum(
+                shifted_by(values, offset, fill),
+                shifted_by(values, tuple(-step for step in offset), fill))
             values = jnp.where(foreground, jnp.minimum(values, least),
                                values)
         return values, jnp.any(values != old)
