@@ -33,8 +33,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import concrete_on_cpu, nonzero_mask
+from jaxndimage._canvas import concrete_on_cpu, list_length, nonzero_mask
 from jaxndimage._propagation import shifted_by
+from jaxndimage._support import aligned_empty
 
 
 def _backward_offsets(structure: np.ndarray) -> tuple[tuple[int, ...], ...]:
@@ -123,15 +124,57 @@ def _prefix_count(mask: jax.Array, dtype: np.dtype) -> jax.Array:
     return (within + before[:, None]).reshape(-1)[:size]
 
 
-def _flat_offset(offset: tuple[int, ...], shape: tuple[int, ...]) -> int:
-    """How far ``offset`` reaches in the C-ordered flat array."""
-    return int(np.dot(offset, [math.prod(shape[axis + 1:])
-                               for axis in range(len(shape))]))
+def label_index_dtype(size: int) -> np.dtype:
+    """The dtype of labels and flat indices for ``size`` points: int32,
+    int64 from 2**31 - 2 points (where x64 allows)."""
+    return np.dtype(jax.dtypes.canonicalize_dtype(
+        np.int64 if size >= 2 ** 31 - 2 else np.int32))
 
 
-@cached_jit(static_argnames=("offsets", "index_dtype", "runs"))
-def _label_kernel(input: jax.Array, *, offsets, index_dtype, runs):
-    """SciPy's labels and their number, by union-find over runs.
+def _max_exact(dtype: np.dtype) -> int:
+    """The largest label ``dtype`` stores exactly."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return 1
+    if dtype.kind == "f":
+        return 2 ** (np.finfo(dtype).nmant + 1)
+    return int(np.iinfo(dtype).max)
+
+
+def _flat_offset(offset: tuple[int, ...], strides: Any) -> Any:
+    """How far ``offset`` reaches in a flat layout of ``strides``."""
+    return sum(step * strides[axis] for axis, step in enumerate(offset)
+               if step)
+
+
+def _guarded_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of an array's *guarded layout*: one background plane
+    before and after it along axis 0, one after it along every other axis.
+
+    In the C-ordered flat form of that layout every neighbour of a point
+    through a ``3 ** ndim`` structure lies inside the buffer, and one that
+    lies outside the array is a guard point: a read one row (plane, ...)
+    back from the first row lands on the guard plane, one sample on from a
+    row's last sample on the guard after it, and one sample back from its
+    first on the guard after the row before.  Points keep their raster
+    order, and runs end at the guards."""
+    return (shape[0] + 2,) + tuple(n + 1 for n in shape[1:])
+
+
+def _guarded_core(shape: tuple[int, ...]) -> tuple[slice, ...]:
+    """Where an array of ``shape`` lies in its guarded layout."""
+    return (slice(1, shape[0] + 1),) + tuple(slice(0, n) for n in shape[1:])
+
+
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(math.prod(shape[axis + 1:]) for axis in range(len(shape)))
+
+
+def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
+                runs: int | None) -> tuple[jax.Array, jax.Array]:
+    """SciPy's labels and their number for the flat guarded layout
+    ``foreground`` (see :func:`_guarded_shape`) of strides ``strides``, by
+    union-find over runs.
 
     With ``runs`` (a bound of the number of runs, for concrete input) the
     runs are numbered in raster order of their first points; with None (a
@@ -143,23 +186,25 @@ def _label_kernel(input: jax.Array, *, offsets, index_dtype, runs):
     Two runs that touch through an offset touch first at the first point
     of one of them; so the links hooked are those from and to the first
     points of runs, at most two per pair of touching runs (under a trace:
-    one per point).
+    one per point).  Every neighbour read lies in the buffer (the guards),
+    and is background outside the array.
     """
-    shape, size = input.shape, input.size
-    foreground, start = _runs(input, offsets)
-    flat_start = start.ravel()
+    size, ndim = foreground.shape[0], len(strides)
+    along_rows = _along_rows(ndim) in offsets
+    start = foreground
+    if along_rows:
+        start = foreground & ~jnp.concatenate([jnp.zeros(1, bool),
+                                               foreground[:-1]])
     if runs is None:
         node = jnp.arange(size, dtype=index_dtype)
-        if _along_rows(input.ndim) in offsets:  # the first point of its run
-            first = jnp.where(start, node.reshape(shape), 0)
-            node = jax.lax.associative_scan(jnp.maximum, first,
-                                            axis=-1).ravel()
-        nodes, is_node = size, flat_start
-        # Every point links to its neighbours (`touching` decides).
+        if along_rows:  # the first point of its run
+            node = jax.lax.cummax(jnp.where(start, node, 0))
+        nodes, is_node = size, start
+        # Every point links to its neighbours.
         firsts = jnp.arange(size, dtype=index_dtype)
-        valid = jnp.ones(size, bool)
+        valid = foreground
     else:
-        count = _prefix_count(flat_start, index_dtype)
+        count = _prefix_count(start, index_dtype)
         node = jnp.maximum(count - 1, 0)
         nodes = runs
         is_node = jnp.arange(runs, dtype=index_dtype) < count[-1]
@@ -169,24 +214,25 @@ def _label_kernel(input: jax.Array, *, offsets, index_dtype, runs):
         valid = firsts < size
         firsts = jnp.minimum(firsts, size - 1)
     none = nodes  # the node of padding links, and of nothing else
+
+    def at(positions):
+        return jnp.clip(positions, 0, size - 1)
+
     ends = []
     for offset in offsets:
-        if offset == _along_rows(input.ndim):
+        if along_rows and offset == _along_rows(ndim):
             continue
-        step = _flat_offset(offset, shape)
-        touching = (foreground & shifted_by(foreground, offset, False)).ravel()
+        step = _flat_offset(offset, strides)
         # From a run's first point p to p + offset ...
-        linked = valid & touching[firsts]
+        ahead = at(firsts + step)
+        linked = valid & foreground[ahead]
         ends.append((jnp.where(linked, node[firsts], none),
-                     jnp.where(linked, node[jnp.clip(firsts + step, 0,
-                                                     size - 1)], none)))
+                     jnp.where(linked, node[ahead], none)))
         if runs is None:
             continue  # every point is a first point here
         # ... and from p - offset to a run's first point p.
-        back = firsts - step
-        inside = (back >= 0) & (back < size)
-        back = jnp.clip(back, 0, size - 1)
-        linked = valid & inside & touching[back]
+        back = at(firsts - step)
+        linked = valid & foreground[back]
         ends.append((jnp.where(linked, node[back], none),
                      jnp.where(linked, node[firsts], none)))
     parent = jnp.arange(nodes + 1, dtype=index_dtype)
@@ -208,35 +254,67 @@ def _label_kernel(input: jax.Array, *, offsets, index_dtype, runs):
     root = _compress(parent)[:nodes]
     is_root = (root == jnp.arange(nodes, dtype=index_dtype)) & is_node
     number = jnp.cumsum(is_root, dtype=index_dtype)
-    labels = jnp.where(foreground.ravel(), number[root][node], 0)
-    return labels.reshape(shape), number[-1]
+    labels = jnp.where(foreground, number[root][node], 0)
+    return labels, number[-1]
 
 
-def label_index_dtype(size: int) -> np.dtype:
-    """The dtype of labels and flat indices for ``size`` points: int32,
-    int64 from 2**31 - 2 points (where x64 allows)."""
-    return np.dtype(jax.dtypes.canonicalize_dtype(
-        np.int64 if size >= 2 ** 31 - 2 else np.int32))
+@cached_jit(static_argnames=("offsets", "index_dtype", "runs"))
+def _label_flat(foreground: jax.Array, strides: jax.Array, *, offsets,
+                index_dtype, runs):
+    """:func:`_union_find` of a guarded layout laid out by the host in a
+    buffer of a list length, its ``strides`` traced: one program per
+    buffer length and bound of runs, not per shape."""
+    return _union_find(foreground, strides, offsets, index_dtype, runs)
 
 
-def _max_exact(dtype: np.dtype) -> int:
-    """The largest label ``dtype`` stores exactly."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return 1
-    if dtype.kind == "f":
-        return 2 ** (np.finfo(dtype).nmant + 1)
-    return int(np.iinfo(dtype).max)
+@cached_jit(static_argnames=("offsets", "index_dtype", "runs"))
+def _label_exact(input: jax.Array, *, offsets, index_dtype, runs):
+    """:func:`_union_find` of ``input`` at its own shape (traced input,
+    and concrete input on other devices)."""
+    shape = input.shape
+    guarded = _guarded_shape(shape)
+    foreground = jnp.pad(input != 0, [(1, 1)] + [(0, 1)] * (input.ndim - 1))
+    labels, count = _union_find(foreground.ravel(), _c_strides(guarded),
+                                offsets, index_dtype, runs)
+    return labels.reshape(guarded)[_guarded_core(shape)], count
 
 
-def _label_runs(input: jax.Array, offsets: tuple[tuple[int, ...], ...],
-                index_dtype: np.dtype) -> tuple[jax.Array, jax.Array]:
-    """:func:`_label_kernel`, sized by the number of runs where it can be
-    counted first (concrete input): the next power of two, at least 4096;
-    one node per point under a trace."""
-    runs = None
-    if not isinstance(input, jax.core.Tracer):
-        bound = max(4096, 1 << (_count_runs(input, offsets) - 1).bit_length())
-        runs = bound if bound < input.size else None
-    return _label_kernel(input, offsets=offsets, index_dtype=index_dtype,
-                         runs=runs)
+def _runs_bound(runs: int, size: int) -> int:
+    """The number of nodes of the union-find for ``runs`` runs among
+    ``size`` points: the next power of two, at least 4096, at most
+    ``size``."""
+    return min(size, max(4096, 1 << (runs - 1).bit_length()))
+
+
+def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
+                index_dtype: np.dtype) -> tuple[Any, jax.Array]:
+    """SciPy's labels of ``input`` and their number, by union-find over
+    runs.
+
+    Concrete input on a CPU is laid out guarded (:func:`_guarded_shape`)
+    by the host in a buffer of a list length (:func:`list_length`), and
+    labelled there by one program per buffer length and bound of runs;
+    its labels come back as a numpy array.  Other concrete input is
+    labelled at its own shape, with the runs counted first; traced input
+    with one node per point.  Those labels are JAX arrays.
+    """
+    if isinstance(input, jax.core.Tracer):
+        return _label_exact(input, offsets=offsets, index_dtype=index_dtype,
+                            runs=None)
+    runs = _count_runs(input, offsets)
+    if not concrete_on_cpu(input):
+        bound = _runs_bound(runs, input.size)
+        return _label_exact(input, offsets=offsets, index_dtype=index_dtype,
+                            runs=None if bound == input.size else bound)
+    guarded = _guarded_shape(input.shape)
+    length = list_length(math.prod(guarded))
+    buffer = aligned_empty(length, np.bool_)
+    buffer[:] = False
+    core = _guarded_core(input.shape)
+    buffer[:math.prod(guarded)].reshape(guarded)[core] = nonzero_mask(input)
+    flat_dtype = label_index_dtype(length)
+    labels, count = _label_flat(
+        buffer, np.asarray(_c_strides(guarded), flat_dtype), offsets=offsets,
+        index_dtype=flat_dtype, runs=_runs_bound(runs, length))
+    labels = np.asarray(labels)[:math.prod(guarded)].reshape(guarded)[core]
+    return labels, count.astype(index_dtype)

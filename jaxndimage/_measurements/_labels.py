@@ -21,6 +21,7 @@ import numpy as np
 
 from jaxndimage import _distributed
 from jaxndimage._algorithms import algorithm
+from jaxndimage._canvas import like_input
 from jaxndimage._dispatch import (
     as_array,
     as_numpy,
@@ -96,7 +97,7 @@ def _label(input, structure=None, output=None):
 def _run_label(plan: LabelPlan, input: Any) -> tuple[jax.Array, jax.Array]:
     """The kernel of a :class:`LabelPlan`; RuntimeError (outside a trace)
     where ``plan.dtype`` cannot hold the largest label."""
-    input = to_jax(input)
+    given, input = input, to_jax(input)
     if input.ndim == 0:
         count = (input != 0).astype(plan.index_dtype)
         return count.astype(plan.dtype), count
@@ -110,9 +111,13 @@ def _run_label(plan: LabelPlan, input: Any) -> tuple[jax.Array, jax.Array]:
         labels, count = _label_runs(input, plan.offsets, plan.index_dtype)
     if not _is_traced(count) and int(count) > _max_exact(plan.dtype):
         raise RuntimeError("insufficient bit-depth in requested output type")
-    if plan.dtype == np.bool_:
-        return labels != 0, count
-    return labels.astype(plan.dtype), count
+    # Host labels (concrete CPU input) are cast by numpy, not by an eager
+    # JAX operation compiled for the shape.
+    labels = labels != 0 if plan.dtype == np.bool_ else labels.astype(
+        plan.dtype)
+    if isinstance(labels, np.ndarray):
+        labels = like_input(labels, given)
+    return labels, count
 
 
 def _is_output_array(output: Any) -> bool:
