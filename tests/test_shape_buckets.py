@@ -354,6 +354,54 @@ def test_statistics_compile_per_bucket_not_per_shape():
         f"{counted[0]} compilations for 16 shapes in {levels} list lengths")
 
 
+def _labels_equal_scipy(mask: np.ndarray, values: np.ndarray) -> None:
+    """`label` by every structure, `find_objects`, `value_indices` and
+    `labeled_comprehension` of ``mask``'s labels equal SciPy's."""
+    for rank in (1, mask.ndim):
+        structure = sn.generate_binary_structure(mask.ndim, rank)
+        labels, count = jn.label(mask, structure)
+        want, want_count = sn.label(mask, structure)
+        np.testing.assert_array_equal(labels, want)
+        assert count == want_count
+    assert jn.find_objects(want) == sn.find_objects(want)
+    assert jn.find_objects(want, 3) == sn.find_objects(want, 3)
+    found = jn.value_indices(want, ignore_value=0)
+    expected = sn.value_indices(want, ignore_value=0)
+    assert list(found) == list(expected)
+    for key in expected:
+        np.testing.assert_array_equal(found[key], expected[key])
+    np.testing.assert_array_equal(
+        jn.labeled_comprehension(values, want, [1, 2, 5], np.mean, float, -1),
+        sn.labeled_comprehension(values, want, [1, 2, 5], np.mean, float, -1))
+
+
+def test_labels_and_their_boxes_compile_per_bucket_not_per_shape():
+    """`label` runs on a guarded flat layout in a buffer of a list length,
+    `find_objects` and `value_indices` on labels laid out flat (each used
+    to compile per shape, `find_objects` per ``max_label`` too), and
+    `labeled_comprehension` sorts on the host; all equal SciPy's."""
+    rng = np.random.default_rng(8)
+    shapes = _shapes(24, 16, 600, 2, seed=8)
+    with counting_compilations() as counted:
+        for shape in shapes:
+            _labels_equal_scipy(rng.random(shape) > 0.6, rng.random(shape))
+    # Per list length: `label` per structure and power of two of the runs
+    # (two or three at one density), `find_objects` per power of 64 of
+    # max_label (two here), `value_indices` one; per shape it was 96.
+    levels = len({_canvas.list_length(int(np.prod(s))) for s in shapes})
+    assert counted[0] <= 9 * levels, (
+        f"{counted[0]} compilations for {len(shapes)} shapes in {levels} "
+        "list lengths")
+
+
+@pytest.mark.parametrize("shape", [(37,), (1, 50), (50, 1), (1, 1),
+                                   (5, 4, 3), (9, 1, 7), (3, 4, 5, 6)])
+def test_labels_and_their_boxes_on_a_flat_layout_equal_scipy(shape):
+    rng = np.random.default_rng(len(shape))
+    for density in (0.0, 0.5, 1.0):
+        _labels_equal_scipy(rng.random(shape) < density, rng.random(shape))
+
+
 def test_buckets_hold_every_size_and_its_reach():
     for size in (1, 4608, 4609, 4718592, 4718593, 10 ** 8):
         length = _canvas.bucket_length(size)

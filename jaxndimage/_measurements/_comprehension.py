@@ -12,8 +12,6 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage import _distributed
@@ -168,15 +166,18 @@ def _run_comprehension(plan: ComprehensionPlan, func: Callable,
 
 
 def _comprehension_groups(values, labels, index, pass_positions):
-    """Points sorted by label (stably, on device) and each index element's
-    run in that order."""
-    with jax.enable_x64(True):
-        flat_labels = jnp.asarray(labels.ravel())
-        order = np.asarray(jnp.argsort(flat_labels, stable=True))
-    sorted_labels = labels.ravel()[order]
-    flat_values = values.ravel()[order]
-    flat_positions = (np.arange(values.size)[order] if pass_positions
-                      else None)
+    """The points whose labels lie within the index's range, in the order
+    of numpy's ``argsort`` of their labels, and each index element's run
+    in that order: SciPy's steps, so that each group's values reach the
+    user's function in SciPy's order (an unstable sort's; a function such
+    as ``np.mean`` rounds by it)."""
+    kept = (labels >= index.min()) & (labels <= index.max())
+    kept_labels = labels[kept]
+    order = kept_labels.argsort()
+    sorted_labels = kept_labels[order]
+    flat_values = values[kept][order]
+    flat_positions = (np.arange(values.size).reshape(values.shape)[kept][
+        order] if pass_positions else None)
     index_order = np.argsort(index.ravel(), kind="stable")
     ordered_index = index.ravel()[index_order]
     lows = np.searchsorted(sorted_labels, ordered_index, side="left")

@@ -17,9 +17,17 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from jaxndimage import _dense_groups as dense_groups
 from jaxndimage._cache import cached_jit
+from jaxndimage._canvas import (
+    concrete_on_cpu,
+    flat_bucket,
+    flat_position,
+    like_input,
+    list_length,
+)
 from jaxndimage._dispatch import as_array
 from jaxndimage._measurements._dispatch import MeasurementPlan, _measurement
 from jaxndimage._measurements._groups import _SPREAD
@@ -28,19 +36,15 @@ from jaxndimage._measurements._results import _host, _is_traced, _like
 from jaxndimage._plans import Planned
 
 
-@cached_jit(static_argnames=("count", "dense"))
-def _bounding_boxes(labels: jax.Array, *, count: int, dense: bool = False):
-    """Lowest and highest coordinate of labels 1..count per axis, and which
-    labels occur; by `_dense_groups` where ``dense``."""
-    if dense:
-        return _dense_bounding_boxes(labels, count)
-    flat = labels.ravel()
+def _segment_boxes(flat: jax.Array, grids: list[jax.Array],
+                   position: jax.Array, max_label: Any, count: int):
+    """Lowest and highest of each of ``grids`` (the coordinates of the
+    points of the flat labels ``flat``) over labels 1..max_label, as rows
+    1..count, and which labels occur; by XLA's segment reductions."""
     spread = count + jnp.arange(flat.size, dtype=np.int32) % _SPREAD
-    segments = jnp.where((flat >= 1) & (flat <= count),
+    segments = jnp.where((flat >= 1) & (flat <= max_label),
                          flat.astype(np.int32) - 1, spread)
     size = count + _SPREAD
-    position = jnp.arange(flat.size, dtype=np.int32)
-    grids = jnp.unravel_index(position, labels.shape) if labels.ndim else ()
     low = [jax.ops.segment_min(g, segments, num_segments=size)[:count]
            for g in grids]
     high = [jax.ops.segment_max(g, segments, num_segments=size)[:count]
@@ -52,6 +56,29 @@ def _bounding_boxes(labels: jax.Array, *, count: int, dense: bool = False):
     empty = jnp.zeros((count, 0), np.int32)
     return (jnp.stack(low, axis=-1) if low else empty,
             jnp.stack(high, axis=-1) if high else empty, present)
+
+
+@cached_jit(static_argnames=("count", "dense"))
+def _bounding_boxes(labels: jax.Array, *, count: int, dense: bool = False):
+    """Lowest and highest coordinate of labels 1..count per axis, and which
+    labels occur; by `_dense_groups` where ``dense``."""
+    if dense:
+        return _dense_bounding_boxes(labels, count)
+    position = jnp.arange(labels.size, dtype=np.int32)
+    grids = jnp.unravel_index(position, labels.shape) if labels.ndim else ()
+    return _segment_boxes(labels.ravel(), list(grids), position, count,
+                          count)
+
+
+@cached_jit(static_argnames=("count",))
+def _bounding_boxes_flat(flat: jax.Array, shape: jax.Array,
+                         max_label: jax.Array, *, count: int):
+    """:func:`_bounding_boxes` of labels laid out flat in a buffer of a list
+    length (padded with 0), their ``shape`` and ``max_label`` traced, as
+    ``count`` rows: one program per list length and ``count``."""
+    position = lax.iota(np.int32, flat.size)
+    grids = flat_position(0, flat.size, shape)
+    return _segment_boxes(flat, grids, position, max_label, count)
 
 
 def _dense_bounding_boxes(labels: jax.Array, count: int):
@@ -93,7 +120,28 @@ def _run_find_objects(plan: FindObjectsPlan, input: Any) -> tuple:
     if input.dtype.kind == "f":
         xp = np if isinstance(input, np.ndarray) else jnp
         input = xp.trunc(input).astype(jnp.result_type(int))
-    return _bounding_boxes(input, count=plan.max_label, dense=plan.dense)
+    if plan.dense or not (input.ndim and input.size
+                          and concrete_on_cpu(input)):
+        return _bounding_boxes(input, count=plan.max_label, dense=plan.dense)
+    if plan.max_label < 1:
+        return (np.zeros((0, input.ndim), np.int32),) * 2 + (
+            np.zeros(0, bool),)
+    # One program per list length and power of `_COUNT_STEP` of max_label
+    # (rows are cheap next to points); the rows past max_label are cut on
+    # the host.
+    labels = np.asarray(input)
+    count = _COUNT_STEP
+    while count < plan.max_label:
+        count *= _COUNT_STEP
+    largest = np.iinfo(labels.dtype).max if labels.dtype.kind in "iu" else 1
+    result = _bounding_boxes_flat(
+        flat_bucket(labels.reshape(-1)), np.array(labels.shape, np.int32),
+        labels.dtype.type(min(plan.max_label, largest)), count=count)
+    return tuple(np.asarray(part)[:plan.max_label] for part in result)
+
+
+#: :func:`_bounding_boxes_flat` is compiled for a power of this many rows.
+_COUNT_STEP = 64
 
 
 def _find_objects_of_dask(input, max_label=0):
@@ -161,6 +209,22 @@ def _value_order(values: jax.Array):
     return order, ordered, starts
 
 
+def stable_order(values: np.ndarray) -> tuple[np.ndarray, ...]:
+    """:func:`_value_order` of flat host ``values`` (bool, integers or
+    floats), as numpy arrays: the values padded to a list length, so one
+    program serves every size of a list length.  The padding holds the
+    dtype's largest value (NaN for floats, which JAX sorts last), which
+    the stable sort puts after every point of the array."""
+    if values.dtype.kind in "iu":
+        fill = np.iinfo(values.dtype).max
+    else:
+        fill = True if values.dtype == np.bool_ else np.nan
+    padded = np.full(list_length(values.size), fill, values.dtype)
+    padded[:values.size] = values
+    return tuple(np.asarray(part)[:values.size]
+                 for part in _value_order(padded))
+
+
 @dataclasses.dataclass(frozen=True)
 class ValueIndicesPlan(MeasurementPlan):
     """`value_indices`: the stable order of the values (``ignore_value``
@@ -171,11 +235,14 @@ def _run_value_indices(plan: ValueIndicesPlan, arr: Any) -> tuple:
     """The kernel of a :class:`ValueIndicesPlan`: the stable order of the
     flat values, the sorted values, and where each run of equal values
     starts."""
-    arr = jnp.asarray(arr)
     if arr.size == 0:
+        arr = jnp.asarray(arr)
         return (jnp.zeros((0,), np.int32), arr.ravel(),
                 jnp.zeros((0,), bool))
-    return _value_order(arr.ravel())
+    if not concrete_on_cpu(arr):
+        return _value_order(jnp.asarray(arr).ravel())
+    return tuple(like_input(part, arr)
+                 for part in stable_order(np.asarray(arr).reshape(-1)))
 
 
 def _indices_dict(result, bound):
