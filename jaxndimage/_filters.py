@@ -1127,7 +1127,10 @@ def _run_callable_derivatives(plan: CallableDerivativesPlan, input: Array,
             raise TypeError(
                 "derivative: the callable must return its result; JAX "
                 "arrays cannot be filled in place through `output`")
-        terms.append(jnp.asarray(term).astype(plan.out_dtype))
+        # A host term is cast by numpy: jnp.asarray of a numpy array
+        # compiles a program per shape.
+        terms.append(term.astype(plan.out_dtype, copy=False)
+                     if isinstance(term, np.ndarray) else jnp.asarray(term).astype(plan.out_dtype))
     return plan.combine(terms)
 
 

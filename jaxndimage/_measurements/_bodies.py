@@ -105,7 +105,7 @@ def _run_statistic(plan: StatisticPlan, input: Any, labels: Any, index: Any,
 
 
 #: The shortest index array :func:`_run_statistic` passes to a bucketed kernel.
-_SHORTEST_INDEX = 8
+_SHORTEST_INDEX = 64
 
 
 @cached_jit(static_argnames=("plan",))

@@ -73,6 +73,10 @@ class _Groups(NamedTuple):
         return self.keys is not None
 
 
+#: The shortest label lookup table of :func:`_plan`: label ranges up to
+#: this span, the common case, share one program.
+_SHORTEST_TABLE = 1024
+
 #: Points outside every group are spread over this many groups, so that the
 #: segment reductions do not all write to one address (XLA's CPU scatter
 #: serialises on it).
@@ -156,8 +160,8 @@ def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
                               None, dense=True), labels, index, None)
     table, low = None, None
     # Integer labels on concrete arrays: one gather from a lookup table
-    # instead of a binary search per point.  Table sizes are powers of two
-    # (a bounded number of programs).
+    # instead of a binary search per point.  Table sizes are powers of two,
+    # at least `_SHORTEST_TABLE` (a bounded number of programs).
     if (labels.dtype.kind in "iub" and labels.size and index.size
             and not _is_traced(labels)):
         if concrete_on_cpu(labels):  # a JAX reduction compiles per shape
@@ -168,7 +172,7 @@ def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
                 (labels.min(), labels.max())))
         span = high - low + 1
         if span <= max(4 * labels.size, 2 ** 16) and span < 2 ** 31:
-            table = 1 << (span - 1).bit_length()
+            table = max(_SHORTEST_TABLE, 1 << (span - 1).bit_length())
         else:
             low = None
     return plan("array", table), labels, index, low

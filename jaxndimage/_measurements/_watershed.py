@@ -9,11 +9,11 @@ traceable.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
+from jaxndimage._canvas import like_input
 from jaxndimage._dispatch import as_array, ndimage_function
 from jaxndimage._measurements._dispatch import MeasurementPlan
 from jaxndimage._measurements._results import _host
@@ -121,12 +121,13 @@ class WatershedPlan(MeasurementPlan):
 
 
 def _run_watershed(plan: WatershedPlan, image: np.ndarray,
-                   markers: np.ndarray) -> jax.Array:
-    """The kernel of a :class:`WatershedPlan` (host arrays)."""
+                   markers: np.ndarray, input: Any) -> Any:
+    """The kernel of a :class:`WatershedPlan` (host arrays; the result as
+    the kind of array ``input`` is)."""
     result = np.empty(image.shape, plan.dtype)
     _watershed_host(np.asarray(image), np.asarray(markers), plan.offsets,
                     result)
-    return jnp.asarray(result)
+    return like_input(result, input)
 
 
 @ndimage_function("input", "markers", reject_float16=False, planned=True)
@@ -200,4 +201,4 @@ def watershed_ift(input, markers, structure=None, output=None):
     offsets = tuple(tuple(int(p) - 1 for p in position)
                     for position in zip(*np.nonzero(structure)))
     plan = WatershedPlan(input.ndim, offsets, dtype)
-    return Planned(plan, _run_watershed, (image, marks))
+    return Planned(plan, _run_watershed, (image, marks, input))
