@@ -1,26 +1,34 @@
 """Connected-component labelling on device: the union-find kernel of
-`label`, which `binary_fill_holes` runs too.
+`label`, which `binary_fill_holes` runs too (on a CPU; accelerators run
+:mod:`jaxndimage._propagation`).
 
 `label` is traceable: union-find over *runs* (maximal stretches of
 foreground along the last axis, numbered in raster order of their first
-points by a prefix sum).  Two runs that touch through a structure offset
-touch first at the first point of one of them, so the links kept are those
-from or to a run's first point: at most two per pair of touching runs.
-Each root is hooked onto the smallest root linked to it (a scatter-min) and
-pointer jumping makes every run point at its root (O(log N) rounds per
-pass, not one per pixel of the longest path), repeated until no two linked
-roots differ.  The root of a feature is then its first run, so numbering
-the roots by a prefix sum gives SciPy's labels.  For concrete input the
-runs are counted first and the union-find runs on arrays of the next power
-of two of that count (the first points found by a binary search in the
-prefix sum, and the links read at them); under a trace, where the count is
-not known, on arrays of one node per point.
+points).  Two runs that touch through a structure offset touch first at
+the first point of one of them, so the links kept are those from or to a
+run's first point: at most two per pair of touching runs.  Each root is
+hooked onto the smallest root linked to it (a scatter-min) and pointer
+jumping makes every run point at its root (O(log N) rounds per pass, not
+one per pixel of the longest path), repeated until no two linked roots
+differ.  The root of a feature is then its first run, so numbering the
+roots by a prefix sum gives SciPy's labels.
+
+The kernel body (:func:`_union_find`) reads a *guarded layout*
+(:func:`_guarded_shape`): the array's foreground flat, with background
+guards that keep every neighbour read inside the buffer, its strides an
+argument.  Concrete CPU input is laid out by the host in a buffer of a
+list length, its runs numbered by numpy (each point's run and the runs'
+first points, on arrays of the next power of two of their count), so one
+program (:func:`_label_flat`) serves every shape of a buffer length and
+bound of runs.  Other concrete input is padded in the program
+(:func:`_label_exact`), its runs counted first and numbered by a prefix
+sum and a binary search; traced input likewise, with one node per point.
 
 The entry point is :func:`_label_runs` (labels and their count for the
-structure's :func:`_backward_offsets`); :func:`_label_kernel` is the
-compiled kernel.  :func:`label_index_dtype` and :func:`_max_exact` are the
-dtypes labels are counted in and may be stored in.  Morphology and the
-measurements import this module; it imports neither.
+structure's :func:`_backward_offsets`).  :func:`label_index_dtype` and
+:func:`_max_exact` are the dtypes labels are counted in and may be stored
+in.  Morphology and the measurements import this module; it imports
+neither.
 """
 
 from __future__ import annotations
@@ -82,21 +90,10 @@ def _runs(input: jax.Array, offsets: tuple[tuple[int, ...], ...]
 
 
 @cached_jit(static_argnames=("offsets",))
-def _count_runs_kernel(input: jax.Array, *, offsets):
+def _count_runs(input: jax.Array, *, offsets):
+    """The number of runs of ``input`` (see :func:`_runs`), which sizes
+    :func:`_label_exact` for concrete input on other devices than a CPU."""
     return jnp.sum(_runs(input, offsets)[1])
-
-
-def _count_runs(input: Any, offsets: tuple[tuple[int, ...], ...]) -> int:
-    """The number of runs of concrete input (see :func:`_runs`), which
-    sizes :func:`_label_kernel`; counted by numpy for host memory."""
-    if not concrete_on_cpu(input):
-        return int(_count_runs_kernel(input, offsets=offsets))
-    foreground = nonzero_mask(input)
-    if _along_rows(foreground.ndim) not in offsets:
-        return int(np.count_nonzero(foreground))
-    return int(np.count_nonzero(foreground[..., :1])
-               + np.count_nonzero(foreground[..., 1:]
-                                  & ~foreground[..., :-1]))
 
 
 #: The block length of :func:`_prefix_count`.  Each point of a block is
@@ -309,7 +306,8 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
         return _label_exact(input, offsets=offsets, index_dtype=index_dtype,
                             runs=None)
     if not concrete_on_cpu(input):
-        bound = _runs_bound(_count_runs(input, offsets), input.size)
+        bound = _runs_bound(int(_count_runs(input, offsets=offsets)),
+                            input.size)
         return _label_exact(input, offsets=offsets, index_dtype=index_dtype,
                             runs=None if bound == input.size else bound)
     guarded = _guarded_shape(input.shape)

@@ -249,11 +249,11 @@ def test_entries_are_keyed_by_the_x64_setting(cache_dir, first_x64):
     # The public functions cast such results, so the kernel is called
     # directly, each time with a fresh in-memory table so that the second
     # call reads the disk.
-    from jaxndimage._measurements import _count_runs_kernel
+    from jaxndimage._labelling import _count_runs
 
     values = jnp.asarray([3, 0, 2, 1], jnp.int16)
     for x64 in (first_x64, not first_x64):
-        kernel = _cache.KernelCache(jax.jit(_count_runs_kernel.__wrapped__,
+        kernel = _cache.KernelCache(jax.jit(_count_runs.__wrapped__,
                                             static_argnames=("offsets",)))
         with jax.enable_x64(x64):
             runs = kernel(values, offsets=((-1,),))

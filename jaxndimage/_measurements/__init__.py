@@ -42,7 +42,6 @@ The modules, from the bottom up:
 * :mod:`._watershed`: `watershed_ift`.
 """
 
-from jaxndimage._labelling import _count_runs_kernel  # noqa: F401  (tests/test_compile.py)
 from jaxndimage._measurements._comprehension import labeled_comprehension
 from jaxndimage._measurements._histogram import histogram
 from jaxndimage._measurements._labels import label
