@@ -642,13 +642,18 @@ def like_input(values: np.ndarray, x: Any) -> Any:
 def canvas_per_pass(x: Any, margins: Margins) -> bool:
     """True where a separable kernel of concrete CPU input should run one
     pass per call, each on a canvas extended along its own axis only: a
-    volume (3-D and more), whose canvas extended along every axis up front
-    would hold more than half as much again as the largest canvas extended
-    along one axis.  A canvas's margins along the slow axes of a volume are
-    whole planes per sample of reach: a wide kernel would read and pad many
-    times the array.  Images keep one call."""
+    3-D volume, and a volume of more axes whose canvas extended along every
+    axis up front would hold more than half as much again as the largest
+    canvas extended along one axis.  A canvas's margins along the slow axes
+    of a volume are whole planes per sample of reach, so a wide kernel
+    would read and pad many times the array; and XLA's CPU code for a pass
+    that reads a fused earlier pass at traced offsets runs several times
+    slower than the passes run one after the other
+    (`benchmarks/bench_volumes.py`).  Images keep one call."""
     if x.ndim < 3 or not concrete_on_cpu(x):
         return False
+    if x.ndim == 3:
+        return True
     extents = [n + a + b for n, a, b in zip(x.shape, margins.lo, margins.hi)]
     size = math.prod(x.shape)
     widest = max(size // max(n, 1) * e for n, e in zip(x.shape, extents))
