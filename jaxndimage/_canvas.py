@@ -660,14 +660,40 @@ def canvas_per_pass(x: Any, margins: Margins) -> bool:
     return math.prod(extents) > 1.5 * widest
 
 
-def one_pass_per_call(x: Array, passes: int,
-                      call: Callable[[Array, slice, bool], Array]) -> Array:
-    """``x`` through a separable kernel's ``passes`` one call at a time:
-    ``call(x, part, last)`` runs the passes ``part`` of the kernel's
-    per-pass arguments (see :func:`canvas_per_pass`); ``last`` tells the
-    last call, which stores the output dtype."""
-    for index in range(passes):
-        x = call(x, slice(index, index + 1), index == passes - 1)
+def _moved_last(shape: tuple[int, ...], axis: int, margins: Margins) -> bool:
+    """Whether a pass along ``axis`` reads so far, in flat positions, that
+    its canvas would take a bucket more than twice the one its samples
+    need: a wide kernel along a slow axis of a volume (its reach is whole
+    planes per sample).  Along the last axis it reads ``reach`` samples."""
+    if axis == len(shape) - 1:
+        return False
+    lo, hi = margins.lo[axis], margins.hi[axis]
+    reach = (lo + hi if margins.spans else max(lo, hi)) * math.prod(
+        shape[axis + 1:])
+    size = math.prod(shape) // max(shape[axis], 1) * (shape[axis] + lo + hi)
+    return bucket_length(size, reach) > 2 * bucket_length(size)
+
+
+def one_pass_per_call(x: Array, axes: Sequence[int], margins: Margins,
+                      call: Callable[[Array, slice, bool, int], Array]
+                      ) -> Array:
+    """``x`` through a separable kernel's passes along ``axes`` one call
+    at a time: ``call(x, part, last, axis)`` runs the passes ``part`` of
+    the kernel's per-pass arguments along ``axis`` of the array it is
+    given (see :func:`canvas_per_pass`); ``last`` tells the last call,
+    which stores the output dtype.  A pass that would read across a
+    canvas many times the array's (:func:`_moved_last`, ``margins`` those
+    of the whole kernel) runs on the array with its axis moved last, by
+    numpy: each line is filtered as before, so the values are the same."""
+    for index, axis in enumerate(axes):
+        part, last = slice(index, index + 1), index == len(axes) - 1
+        if not _moved_last(tuple(x.shape), axis, margins):
+            x = call(x, part, last, axis)
+            continue
+        moved = np.ascontiguousarray(np.moveaxis(np.asarray(x), axis, -1))
+        result = np.asarray(call(moved, part, last, x.ndim - 1))
+        x = like_input(np.ascontiguousarray(np.moveaxis(result, -1, axis)),
+                       x)
     return x
 
 

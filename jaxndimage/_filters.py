@@ -350,11 +350,12 @@ def _correlate_separable(x: Array, weights: tuple[Array, ...], cval: Any, *,
     """Correlate ``x`` with 1-D ``weights`` along each of ``axes``."""
     sizes = tuple(int(w.shape[0]) for w in weights)
     compute = arithmetic_dtype(x.dtype)
-    if canvas_per_pass(x, _correlate_separable_margins(
-            x.ndim, axes=axes, modes=modes, origins=origins, sizes=sizes)):
-        return one_pass_per_call(x, len(axes), lambda v, part, last: (
+    margins = _correlate_separable_margins(
+        x.ndim, axes=axes, modes=modes, origins=origins, sizes=sizes)
+    if canvas_per_pass(x, margins):
+        return one_pass_per_call(x, axes, margins, lambda v, part, last, axis: (
             _correlate_separable_kernel(
-                v, weights[part], cval, axes=axes[part], modes=modes[part],
+                v, weights[part], cval, axes=(axis,), modes=modes[part],
                 origins=origins[part], sizes=sizes[part],
                 symmetries=symmetries[part],
                 out_dtype=_between_passes(out_dtype, last),
@@ -1465,11 +1466,12 @@ def _run_uniform(plan: WindowPlan, input: Array, cval: Any) -> Array:
     if not plan.axes:  # SciPy copies the input: output[...] = input
         return cast_like_numpy(input, plan.out_dtype)
     compute = arithmetic_dtype(input.dtype)
-    if canvas_per_pass(input, _uniform_margins(
-            input.ndim, axes=plan.axes, sizes=plan.sizes,
-            origins=plan.origins, modes=plan.modes)):
-        return one_pass_per_call(input, len(plan.axes), lambda v, part, last: (
-            _uniform_separable(v, cval, axes=plan.axes[part],
+    margins = _uniform_margins(input.ndim, axes=plan.axes, sizes=plan.sizes,
+                               origins=plan.origins, modes=plan.modes)
+    if canvas_per_pass(input, margins):
+        return one_pass_per_call(input, plan.axes, margins, lambda v, part,
+                                 last, axis: (
+            _uniform_separable(v, cval, axes=(axis,),
                                sizes=plan.sizes[part],
                                origins=plan.origins[part],
                                modes=plan.modes[part],

@@ -437,16 +437,17 @@ def _run_extreme(plan: ExtremePlan, input: Array, cval: Any) -> Array:
     if not plan.axes:  # SciPy copies the input: output[...] = input
         cast = cast_like_c if plan.copy_like_c else cast_like_numpy
         return cast(input, plan.out_dtype)
-    if canvas_per_pass(input, _extreme_separable_margins(
-            input.ndim, axes=plan.axes, sizes=plan.sizes,
-            origins=plan.origins, modes=plan.modes)):
+    margins = _extreme_separable_margins(
+        input.ndim, axes=plan.axes, sizes=plan.sizes, origins=plan.origins,
+        modes=plan.modes)
+    if canvas_per_pass(input, margins):
         # Every pass is stored in the output dtype: one call per pass.
-        return one_pass_per_call(input, len(plan.axes), lambda v, part, _: (
-            _extreme_separable(
-                v, cval, axes=plan.axes[part], sizes=plan.sizes[part],
-                origins=plan.origins[part], modes=plan.modes[part],
-                minimum=plan.minimum, dtypes=plan.dtypes[part],
-                out_dtype=plan.out_dtype)))
+        return one_pass_per_call(input, plan.axes, margins, lambda v, part, _,
+                                 axis: _extreme_separable(
+            v, cval, axes=(axis,), sizes=plan.sizes[part],
+            origins=plan.origins[part], modes=plan.modes[part],
+            minimum=plan.minimum, dtypes=plan.dtypes[part],
+            out_dtype=plan.out_dtype))
     return _extreme_separable(
         input, cval, axes=plan.axes, sizes=plan.sizes, origins=plan.origins,
         modes=plan.modes, minimum=plan.minimum, dtypes=plan.dtypes,

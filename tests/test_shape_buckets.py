@@ -309,6 +309,31 @@ def test_wide_kernels_run_in_bands_on_a_longer_canvas():
     assert programs <= 1, f"{programs} programs for two sizes"
 
 
+@pytest.mark.parametrize("mode", ["reflect", "constant", "nearest",
+                                  "mirror", "wrap"])
+def test_wide_passes_along_slow_axes_run_moved_last(mode):
+    """A pass whose canvas would be many times the volume (a wide kernel
+    along a slow axis) runs with its axis moved last, with SciPy's values;
+    JAX input comes back as JAX."""
+    rng = np.random.default_rng(11)
+    margins = _canvas.separable_margins(3, (0, 1, 2), (81, 81, 81),
+                                        (0, 0, 0), ("reflect",) * 3, 3)
+    assert _canvas._moved_last((40, 30, 20), 0, margins)
+    assert not _canvas._moved_last((40, 30, 20), 2, margins)
+    for shape in [(40, 30, 20), (9, 10, 11, 12)]:
+        x = rng.random(shape).astype(np.float32)
+        for f, args in ((jn.gaussian_filter, (10.0,)),
+                        (jn.uniform_filter, (31,)),
+                        (jn.maximum_filter, (25,))):
+            want = getattr(sn, f.__name__)(x, *args, mode=mode, cval=0.5)
+            np.testing.assert_array_equal(f(x, *args, mode=mode, cval=0.5),
+                                          want)
+    got = jn.gaussian_filter(jnp.asarray(x), 10.0, mode=mode)
+    assert isinstance(got, jax.Array)
+    np.testing.assert_allclose(got, sn.gaussian_filter(x, 10.0, mode=mode),
+                               rtol=1e-5, atol=1e-6)
+
+
 def test_binary_morphology_compiles_per_bucket_not_per_shape():
     shapes = _shapes(30, 16, 1024, 2, seed=5)
     with counting_compilations() as counted:
