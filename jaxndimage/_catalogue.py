@@ -82,6 +82,17 @@ def _square(values: Any) -> Any:
     return values.sum() / values.size  # JAX-traceable
 
 
+# The callables are module-level functions, one object for every call, as
+# a user's are when defined once: a callable is part of the configuration
+# a program is compiled for.
+def _line_interior(line: Any, out: Any) -> None:
+    out[:] = line[1:-1]
+
+
+def _window_max(windows: Any, axis: Any) -> Any:
+    return windows.max(axis=axis)
+
+
 #: Every public function of scipy.ndimage, by name.
 CALLS: dict[str, Call] = {
     # linear filters
@@ -118,10 +129,9 @@ CALLS: dict[str, Call] = {
                               exact=True),
     "generic_filter": Call(lambda m, a: m.generic_filter(a, _square, 3)),
     "generic_filter1d": Call(lambda m, a: m.generic_filter1d(
-        a, lambda line, out: out.__setitem__(slice(None), line[1:-1]), 3),
-        exact=True),
+        a, _line_interior, 3), exact=True),
     "vectorized_filter": Call(lambda m, a: m.vectorized_filter(
-        a, lambda w, axis: w.max(axis=axis), size=3), exact=True),
+        a, _window_max, size=3), exact=True),
     # Fourier filters
     "fourier_gaussian": Call(lambda m, s: m.fourier_gaussian(s, 2.0),
                              ("spectrum",)),

@@ -40,7 +40,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import Margins, shape_generic, window_margins
+from jaxndimage._canvas import (
+    Margins,
+    flat_bucket,
+    in_chunks,
+    list_chunks,
+    shape_generic,
+    window_margins,
+)
 from jaxndimage._casting import cast_like_c
 from jaxndimage._dispatch import (
     as_array,
@@ -653,6 +660,58 @@ def _vectorized_kernel(x: Array, cval: Any, *, function: _Bound,
                              lambda v: apply(v, axis=axis), jnp)
 
 
+@cached_jit(static_argnames=("function", "size", "pattern", "length"))
+def _vectorized_chunk(buffer: Array, strides: Array, start: Array, *,
+                      function: _Bound, size: tuple[int, ...],
+                      pattern: Pattern | None, length: int) -> Array:
+    """The callable on the windows of the flat positions ``start`` to
+    ``start + length`` of an extended array laid out flat in ``buffer``,
+    the strides of its window axes traced: one program per buffer length
+    and chunk length, not per shape.  The windows are read as
+    :func:`_window_views` lays them out (taps in ``np.ndindex`` order),
+    with the output points flat."""
+    taps = [jax.lax.dynamic_slice(
+        buffer, (start + sum(k * strides[a] for a, k in enumerate(tap)),),
+        (length,))
+        for tap in np.ndindex(*size) if pattern is None or pattern.array[tap]]
+    if pattern is None:
+        view = jnp.stack(taps, -1).reshape((length,) + size)
+        axis = tuple(range(-len(size), 0))
+    else:
+        view = (jnp.stack(taps, -1) if taps
+                else jnp.zeros((length, 0), buffer.dtype))
+        axis = -1
+    result = function.bind(())(view, axis=axis)
+    if getattr(result, "shape", None) != (length,):
+        raise _ForeignResult  # not one value per window: the exact path
+    return result
+
+
+def _vectorized_on_buffer(x: np.ndarray, cval: np.ndarray,
+                          plan: VectorizedPlan, function: _Bound
+                          ) -> np.ndarray:
+    """:func:`_vectorized_chunk` over every window of host ``x`` (axes
+    moved last), extended by numpy as SciPy extends it, in chunks of a
+    list length."""
+    padded = np.ascontiguousarray(_padded_numpy(
+        x, cval, plan.size, plan.origins, plan.mode, plan.n_batch))
+    n = len(plan.size)
+    strides = [s // padded.itemsize for s in padded.strides[-n:]]
+    reach = sum((k - 1) * s for k, s in zip(plan.size, strides))
+    length, chunks = list_chunks(padded.size)
+    buffer = flat_bucket(np.concatenate([
+        padded.reshape(-1), np.zeros(length * chunks - padded.size + reach,
+                                     padded.dtype)]))
+    values = in_chunks(padded.size, lambda start, length: _vectorized_chunk(
+        buffer, np.asarray(strides, np.int32), np.int32(start),
+        function=function, size=plan.size, pattern=plan.pattern,
+        length=length))
+    core = tuple(slice(0, p - k + 1) for p, k in zip(padded.shape[-n:],
+                                                     plan.size))
+    return np.ascontiguousarray(values.reshape(padded.shape)[
+        (Ellipsis,) + core])
+
+
 def _call_once(function: Callable, value: Array, **kwargs: Any) -> Array:
     """``function(value, **kwargs)``, once: on the JAX array for JAX
     callers, on the caller's array type (numpy included) for the others,
@@ -745,43 +804,58 @@ class VectorizedPlan(Plan):
 
 def _run_vectorized(plan: VectorizedPlan, input: Array, cval: Any) -> Array:
     """The kernel of a :class:`VectorizedPlan`: the callable traced, or
-    else run on host window views (the module docstring's rule)."""
+    else run on host window views (the module docstring's rule).  Host
+    input is moved, extended and cropped by numpy and its windows laid out
+    flat (:func:`_vectorized_on_buffer`), so a new shape compiles
+    nothing."""
     function = _unkeyed(plan.function)
     mask = None if plan.pattern is None else plan.pattern.array
     working = tuple(range(-len(plan.size), 0))
     on_host = isinstance(input, np.ndarray)
-    input = jnp.moveaxis(to_jax(input), plan.axes, working)
+    xp = np if on_host else jnp
+    input = xp.moveaxis(input if on_host else to_jax(input), plan.axes,
+                        working)
     if input.size == 0:  # SciPy returns it as it is, with the axes moved
         result = input
     elif plan.rows is None:  # 0-d input, 0-d window
-        value = np.asarray(input) if on_host else input
         if mask is None:
-            result = _call_once(function, value, axis=())
+            result = _call_once(function, input, axis=())
         else:
             # SciPy masks twice here: input[mask][..., mask].
             count = int(mask)
-            xp = np if on_host else jnp
-            result = _call_once(function, xp.broadcast_to(value, (count, count)),
+            result = _call_once(function, xp.broadcast_to(input,
+                                                          (count, count)),
                                 axis=-1)
     else:
-        kernel = partial(_vectorized_kernel, function=_Bound(function, (), {}),
+        bound = _Bound(function, (), {})
+        kernel = partial(_vectorized_kernel, function=bound,
                          size=plan.size, pattern=plan.pattern,
                          origins=plan.origins, mode=plan.mode,
                          n_batch=plan.n_batch, rows=plan.rows)
-        cval = jnp.asarray(cval).astype(input.dtype) \
-            if not jnp.iscomplexobj(cval) or jnp.iscomplexobj(input) \
-            else jnp.asarray(cval)
+        if on_host:
+            cval = np.asarray(cval)
+            cval = cval.astype(input.dtype) if (
+                cval.dtype.kind != "c" or input.dtype.kind == "c") else cval
+        else:
+            cval = jnp.asarray(cval).astype(input.dtype) \
+                if not jnp.iscomplexobj(cval) or jnp.iscomplexobj(input) \
+                else jnp.asarray(cval)
         result = None
         if caller_namespace() is None and (not on_host or _traces_like_numpy(
-                function, np.asarray(input), np.asarray(cval), plan, mask)):
-            result = _traced(partial(kernel, input, cval))  # the module rule
+                function, input, np.asarray(cval), plan, mask)):
+            # The module rule: traced where the callable traces.
+            result = _traced(
+                partial(_vectorized_on_buffer, input, cval, plan, bound)
+                if on_host else partial(kernel, input, cval))
         if result is None:
             values = host_only(input, "vectorized_filter")
-            result = jnp.asarray(_vectorized_numpy(
+            result = _vectorized_numpy(
                 values, np.asarray(cval), function, plan.size, mask,
-                plan.origins, plan.mode, plan.n_batch, plan.rows))
+                plan.origins, plan.mode, plan.n_batch, plan.rows)
+            if not on_host:
+                result = jnp.asarray(result)
     if result.ndim and input.size:  # SciPy returns empty input unmoved
-        result = jnp.moveaxis(result, working, plan.axes)
+        result = xp.moveaxis(result, working, plan.axes)
     if plan.output is not None:
         if (isinstance(plan.output, OutputArray)
                 and tuple(plan.output.shape) != result.shape):
