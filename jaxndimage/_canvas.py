@@ -596,6 +596,40 @@ def _outside(layout: _Layout, size: int) -> np.ndarray:
     return code
 
 
+def canvas_layout(shape: tuple[int, ...], margins: Margins) -> _Layout:
+    """Where an array of ``shape`` lies in a canvas extended by
+    ``margins`` (see :func:`build_canvas`): the layout of
+    :func:`filled_canvas`, the same object for every call of a shape."""
+    return _layout(tuple(shape), margins, tuple(range(len(shape))))
+
+
+def filled_canvas(layout: _Layout, dtype: Any, fill: Any, spare: int = 0
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """A canvas of ``layout`` (:func:`canvas_layout`), every stored
+    position holding ``fill``, and a view of where the array lies in it,
+    for the caller to write the array's values into.
+
+    Unlike :func:`build_canvas`, no margin is extended by a mode: the
+    margins of every axis, the rest of the bucket and the stored margins
+    all hold ``fill``, for kernels that keep a constant border there
+    themselves (the binary steps of `jaxndimage._morphology`).  The stored
+    margin is that of :func:`build_canvas` and ``spare`` more positions
+    on both sides.  A kernel reads the layout's geometry (axes in turn);
+    :func:`canvas_values` takes a result's values back.
+    """
+    margin = layout.margin + spare
+    stored = aligned_empty(layout.length + 2 * margin, dtype)
+    stored.fill(fill)
+    block = stored[margin:margin + layout.size].reshape(layout.extents)
+    return stored, block[layout.core]
+
+
+def canvas_values(result: Any, layout: _Layout) -> np.ndarray:
+    """The array's values in a kernel's canvas ``result`` (one sample per
+    canvas position, no stored margin), as a C array."""
+    return np.ascontiguousarray(_crop(result, layout))
+
+
 def canvas_mode(mode: str) -> str:
     """The mode a kernel on a canvas is given for ``mode``: the constant
     modes, whose margins the kernel writes, as ``"constant"``; the others,

@@ -7,40 +7,63 @@ erosion dilates the complement:
 
     erosion(x) = ~dilation(~x)   with the border value complemented.
 
+Concrete input on a CPU (numpy, and JAX arrays outside a trace on a CPU
+device) compiles per canvas bucket of `jaxndimage._canvas`, not per shape:
+a new image size compiles nothing once its bucket has been seen.  Traced
+input (a user's ``jit``/``vmap``/``grad``), arrays on other devices and
+structures reaching further than `jaxndimage._canvas.WIDEST_MARGIN` run a
+kernel compiled for the array's shape (`_binary`), as does the accelerators'
+propagation (`jaxndimage._algorithms`) that the tests run on a CPU.
+
 * One step without a mask (``iterations=1``, what opening, closing and
-  hit-or-miss also take) is a shape-generic kernel (`_binary_once`, on a
-  canvas of `jaxndimage._canvas` for concrete input): a new image size
-  compiles nothing once its bucket has been seen.  Every other call runs a
-  kernel compiled for the array's shape (`_binary`).
-* A box structure is separable (`jaxndimage._rank.sliding_extreme` per
-  axis), and ``k`` box iterations without a mask are one dilation by the
-  ``k``-fold box.  Other fixed iteration counts are a ``fori_loop``.
-* ``iterations < 1`` repeats the step on device (``lax.while_loop``) until
-  nothing changes, without a host synchronisation per iteration.  When the
-  structure holds its own centre the step only grows the set, and each round
-  first propagates as far as it can: in 2-D by two raster passes
-  (``lax.scan`` over the rows, down then up; each row takes what the
-  structure reaches of the finished row before it and fills its runs of the
-  mask), in N-D by filling runs along every axis neighbour of the structure
-  (doubling scans).  A round then ends with one plain step, and the loop
-  stops when a round changes nothing: the result is exactly the iterated
-  one, in a few rounds instead of one per pixel of distance.
-  `binary_propagation` is this loop, and so is `binary_fill_holes` for a
-  structure that is not symmetric, lacks its centre, or comes with an origin
-  or a subset of the axes.
+  hit-or-miss also take) is a shape-generic kernel (`_binary_once`; in
+  bands of rows for large arrays).
+* Other fixed iteration counts, masks and convergence run on one canvas
+  (`_binary_on_canvas`): each sample holds its state and whether it may
+  change (inside the array and the mask); the margins, which may not, hold
+  the border value throughout, so every step reads them as they are.  A
+  step reads one buffer and writes the other (a step that wrote the buffer
+  it reads would have XLA copy every shifted view), the count of
+  iterations is traced.  ``k`` iterations of a box without a mask are one
+  step by the ``k``-fold box (the intermediate samples of any path can be
+  kept inside the array), each window read sample by sample.
+* ``iterations < 1`` repeats the step until nothing changes (on device,
+  ``lax.while_loop``, no host synchronisation per iteration).  When the
+  structure reads its own centre the step only grows the set, and each
+  round first propagates as far as it can: two raster sweeps over the
+  canvas's lines along the last axis (`_line_sweep`, down then up; each
+  line takes what the structure reaches of the line swept before it and
+  fills its runs).  A round then ends with one plain step, and the loop
+  stops when the step changes nothing: the result is exactly the iterated
+  one, in a few rounds instead of one per pixel of distance.  Under a
+  trace the same rounds run on the array's own shape: raster passes of
+  ``lax.scan`` over the rows in 2-D, runs filled along every axis
+  neighbour of the structure (doubling scans) in N-D.
+* When the structure moreover connects samples both ways (its offsets are
+  symmetric, within one sample: the default, every
+  `generate_binary_structure`), what converges is whole features: concrete
+  CPU input labels the samples that may change (`jaxndimage._labelling`'s
+  union-find over runs) and sets every feature that holds a sample one
+  step reaches (`_binary_by_labels`); without a mask, the array is one
+  feature.  `binary_propagation` is this convergence, and so is
+  `binary_fill_holes` for a structure that is not symmetric, lacks its
+  centre, or comes with an origin or a subset of the axes.
 * `binary_fill_holes` with a symmetric ``3 ** ndim`` structure holding its
-  centre (the default and every `generate_binary_structure`) labels the
-  background with that connectivity (`jaxndimage._labelling`' run-based
-  union-find) and keeps the features that touch a point whose neighbour
-  lies outside: exactly what the propagation from the border reaches, in
-  one labelling instead of rounds over the whole image.
+  centre labels the background with that connectivity and keeps the
+  features that touch a point whose neighbour lies outside: exactly what
+  the propagation from the border reaches, in one labelling instead of
+  rounds over the whole image.
 * ``mask`` keeps the samples outside it at their input value in every
   iteration, as in SciPy.
+* What combines the steps' results for concrete CPU input (hit-or-miss,
+  hole filling, the labels' lookup) is numpy on the host: an eager JAX
+  operation would compile for every shape.
 
 Grey morphology is `jaxndimage._rank`'s minimum/maximum filter: separable
-passes for boxes, runs along the last axis for other footprints, and the
-non-flat ``structure`` added (dilation) or subtracted (erosion) in floating
-point.  Gradients, Laplace and the top-hats then combine the results in the
+passes for boxes, runs along the last axis for other footprints.  A
+non-flat ``structure`` is added (dilation) or subtracted (erosion) in
+SciPy's C arithmetic by a shape-generic kernel (`_structured`).
+Gradients, Laplace and the top-hats then combine the results in the
 input's dtype, as SciPy does (``uint8`` wraps around, booleans use XOR).
 """
 
@@ -48,10 +71,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import operator
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -59,10 +83,23 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._algorithms import algorithm
-from jaxndimage._cache import cached_jit
+from jaxndimage._cache import (
+    LOOP_EMITTERS,
+    KernelCache,
+    cached_jit,
+    current_device,
+)
 from jaxndimage._canvas import (
+    WIDEST_MARGIN,
     ExactGrid,
+    FlatGrid,
+    Geometry,
     Margins,
+    canvas_layout,
+    canvas_values,
+    concrete_on_cpu,
+    filled_canvas,
+    like_input,
     nonzero_mask,
     pointwise,
     shape_generic,
@@ -234,12 +271,15 @@ def iterate_structure(structure: ArrayLike, iterations: int,
 # --------------------------------------------------------------------------
 
 def _dilate(grid: Any, y: Array, footprint: np.ndarray,
-            origins: tuple[int, ...], border: bool, repeat: int = 1) -> Array:
+            origins: tuple[int, ...], border: Any, repeat: int = 1,
+            mode: str = "constant") -> Array:
     """OR of ``y`` over the structure on ``grid``; ``border`` past the edges.
 
     A box is separable (a sliding maximum per axis), and ``repeat``
     dilations by a box are one dilation by the larger box, since the
     intermediate samples of any path can be kept inside the array.
+    ``mode`` ``"reflect"`` on a canvas reads the margins as they are: a
+    kernel that keeps ``border`` there itself (`_binary_on_canvas`).
     """
     if not footprint.any():
         return jnp.zeros(y.shape, bool)
@@ -251,30 +291,58 @@ def _dilate(grid: Any, y: Array, footprint: np.ndarray,
             if size == 1:
                 continue
             before = repeat * (n // 2 + origin)
-            padded = grid.pad(y, axis, before, size - 1 - before, "constant",
+            padded = grid.pad(y, axis, before, size - 1 - before, mode,
                               fill)
-            y = grid.crop(sliding_extreme(grid, padded, size, axis,
-                                          minimum=False), shape)
+            y = grid.crop(_sliding_or(grid, padded, size, axis), shape)
             # Stored, so that the next pass reads samples, not this pass's
             # window of each.
             y = lax.optimization_barrier(y)
         return y
     assert repeat == 1
     padded = pad_for_footprint(grid, y, footprint.shape, origins,
-                               ("constant",) * footprint.ndim, fill)
+                               (mode,) * footprint.ndim, fill)
     return grid.crop(_footprint_extreme(grid, padded, footprint,
                                         minimum=False), shape)
 
 
+#: On a canvas, the widest box (along any axis) whose OR reads every
+#: sample of its window in one fused loop.  Doubling windows
+#: (`jaxndimage._rank.sliding_extreme`) read windows computed by offset
+#: reads, which XLA's CPU backend runs several times slower there.
+_DIRECT_OR = 32
+
+
+def _sliding_or(grid: Any, x: Any, size: int, axis: int) -> Array:
+    """The OR of every ``size`` consecutive booleans along ``axis``, as
+    `jaxndimage._rank.sliding_extreme`; on a canvas, of every sample of
+    each window up to `_DIRECT_OR` samples."""
+    if not isinstance(grid, FlatGrid) or size > _DIRECT_OR:
+        return sliding_extreme(grid, x, size, axis, minimum=False)
+    block = grid.shift(x, axis, 0)
+    for k in range(1, size):
+        block = grid.join(jnp.logical_or, block, grid.shift(x, axis, k))
+    return block
+
+
+def _sliding_or_steps(size: int) -> int:
+    """How many sequential reads `_sliding_or` makes on a canvas."""
+    return 1 if size <= _DIRECT_OR else _sliding_steps(size)
+
+
 def _binary_once_margins(ndim: int, *, pattern: Pattern,
-                         origins: tuple[int, ...], **_) -> Margins:
-    """How far `_dilate` reads: a box in one sliding maximum per axis, any
-    other footprint as `_footprint_extreme` does."""
+                         origins: tuple[int, ...], repeat: int = 1,
+                         **_) -> Margins:
+    """How far `_dilate` reads: a box (``repeat`` times as wide) in one
+    sliding maximum per axis, any other footprint as `_footprint_extreme`
+    does."""
     footprint = pattern.array
     modes = ("constant",) * ndim
     if footprint.all():
-        return window_margins(footprint.shape, origins, modes,
-                              sum(_sliding_steps(n) for n in footprint.shape))
+        margins = window_margins(footprint.shape, origins, modes)
+        sizes = [repeat * (n - 1) + 1 for n in footprint.shape]
+        return Margins(tuple(repeat * n for n in margins.lo),
+                       tuple(repeat * n for n in margins.hi), modes,
+                       sum(_sliding_or_steps(n) for n in sizes))
     return footprint_extreme_margins(footprint, origins, modes)
 
 
@@ -399,6 +467,407 @@ def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
     return result.astype(out_dtype)
 
 
+def _line_sweep(y: Array, passable: Array, geometry: Any, start: int,
+                offsets: Sequence[tuple[int, ...]], width: int,
+                forward: bool, row_fill: bool) -> Array:
+    """One raster sweep over the *lines* of a canvas (its rows along the
+    last axis, margins included), in flat order or, unless ``forward``,
+    backwards: each line takes what the structure reaches (``offsets``,
+    each in the line swept before it) of the lines already swept,
+    then, with ``row_fill``, fills its runs of passable samples
+    (`_fill_row`).  In 2-D, the raster passes of `_binary`.
+
+    ``y`` and ``passable`` are stored canvases whose array starts at
+    ``start``, with ``width`` spare positions at least after it; a line is
+    read as ``width`` positions (at least ``extents[-1]``), of which those
+    past the line are left as they are."""
+    strides, extents = geometry.strides, geometry.extents
+    line = extents[-1]
+    lines = jnp.prod(extents[:-1]) if extents.shape[0] > 1 else 1
+    valid = lax.iota(jnp.int32, width) < line
+    distances = [sum((int(k) * strides[axis]
+                      for axis, k in enumerate(offset) if k),
+                     start=jnp.zeros((), jnp.int32)) for offset in offsets]
+
+    def sweep_line(index, y):
+        if not forward:
+            index = lines - 1 - index
+        first = start + index * line
+        current = lax.dynamic_slice(y, (first,), (width,))
+        open_ = lax.dynamic_slice(passable, (first,), (width,)) & valid
+        source = jnp.zeros(width, bool)
+        for distance in distances:
+            source = source | lax.dynamic_slice(y, (first + distance,),
+                                                (width,))
+        current = current | (open_ & source)
+        if row_fill:
+            # Each run ends at a margin sample (not passable) on both
+            # sides, so the row's own edges are never read.
+            current = _fill_row(current, open_, False)
+        return lax.dynamic_update_slice(y, current, (first,))
+
+    return lax.fori_loop(0, lines, sweep_line, y)
+
+
+def _sweeps(offsets: set, ndim: int
+            ) -> tuple[tuple[tuple[int, ...], ...],
+                       tuple[tuple[int, ...], ...], bool]:
+    """The offsets a forward and a backward `_line_sweep` read (those in
+    the line before, and in the line after, along the last axis but one),
+    and whether lines fill their runs."""
+    along = (0,) * (ndim - 1)
+    before = (0,) * (ndim - 2) + (-1,)
+    after = (0,) * (ndim - 2) + (1,)
+    earlier = tuple(sorted(q for q in offsets if q[:-1] == before))
+    later = tuple(sorted(q for q in offsets if q[:-1] == after))
+    row_fill = {along + (1,), along + (-1,)} <= offsets
+    return earlier, later, row_fill
+
+
+def _binary_on_canvas(stored: Array, dims: Array, *,
+                      length: int, pattern: Pattern,
+                      origins: tuple[int, ...], invert: bool, once: bool,
+                      odd: bool, converge: bool, width: int,
+                      repeat: int = 1,
+                      then: tuple[Pattern, tuple[int, ...]] | None = None
+                      ) -> Array:
+    """`_binary` on a canvas of `jaxndimage._canvas` (`filled_canvas`),
+    compiled per canvas length, not per shape; ``dims`` holds the canvas's
+    strides, its extents and the number of iterations (traced).
+
+    ``stored`` holds each sample's state in bit 0 (``x != 0`` for a
+    dilation, ``x == 0`` for an erosion, the border value past the edges)
+    and in bit 1 whether it is kept as it is (outside the array or the
+    mask).  A kept sample keeps its value in every step, so the margins
+    hold the border value throughout and each step (`_dilate`) reads them
+    as they are.  One step (``once``; of a box ``repeat`` times as wide
+    for ``repeat`` steps of a box), ``iterations`` (traced, of the parity
+    ``odd``) steps, or with ``converge`` steps until nothing changes, each
+    round first sweeping the lines down and up (`_line_sweep`) where
+    ``width`` is not 0; with ``then`` (a pattern and its origins), the
+    same number of steps by that structure follow, of the complement (the
+    dilation of an erosion, or the erosion of a dilation: ``invert`` is
+    the second's).  Returns the canvas of the result, one sample per
+    position.
+
+    Each step reads one buffer and writes its samples into the other: a
+    step that wrote into the buffer it reads could not read it in the
+    same fused loop, and XLA would copy every shifted view first.
+    """
+    ndim = dims.shape[0] // 2
+    geometry = Geometry(strides=dims[:ndim], extents=dims[ndim:-1],
+                        lo=None, shape=None)
+    iterations = dims[-1]
+    grid = FlatGrid(geometry, length)
+    footprint = pattern.array
+    start = (stored.shape[0] - length) // 2
+
+    def core(y):
+        return lax.slice_in_dim(y, start, start + length)
+
+    passable = core(stored) < 2
+    y = (stored & 1) != 0
+
+    def step(source, target, footprint=footprint, origins=origins):
+        grown = grid.output(_dilate(grid, source, footprint, origins, False,
+                                    mode="reflect"))
+        return lax.dynamic_update_slice_in_dim(
+            target, jnp.where(passable, grown, core(source)), start, 0)
+
+    def fixed(y, footprint, origins):
+        """``iterations`` steps from ``y``: the stored canvas, and a
+        buffer of the same margins for another step."""
+        def two_steps(_, state):
+            a, b = state
+            b = step(a, b, footprint, origins)
+            return step(b, a, footprint, origins), b
+
+        a, b = lax.fori_loop(0, iterations // 2, two_steps, (y, y))
+        return (step(a, b, footprint, origins), a) if odd else (a, b)
+
+    if once:
+        result = jnp.where(passable, grid.output(_dilate(
+            grid, y, footprint, origins, False, repeat=repeat,
+            mode="reflect")), core(y))
+    elif then is not None:
+        # The steps of an opening or a closing: the second's state is the
+        # complement of the first's, margins included.
+        a, b = fixed(y, footprint, origins)
+        a, _ = fixed(~a, then[0].array, then[1])
+        result = core(a)
+    elif not converge:
+        result = core(fixed(y, footprint, origins)[0])
+    else:
+        earlier, later, row_fill = _sweeps(_offsets(footprint, origins),
+                                           footprint.ndim)
+
+        def round_(source, target):
+            """A round from ``source`` into ``target``, and whether the
+            step changed anything (if not, the round's start was a fixed
+            point of the step, and the result)."""
+            if width:
+                source = _line_sweep(source, stored < 2, geometry, start,
+                                     earlier, width, True, row_fill)
+                source = _line_sweep(source, stored < 2, geometry, start,
+                                     later, width, False, row_fill)
+            target = step(source, target)
+            return source, target, jnp.any(core(target) != core(source))
+
+        def two_rounds(state):
+            # (A second round after one that changed nothing changes
+            # nothing: cheaper than a branch between them.)
+            a, b, _ = state
+            a, b, _ = round_(a, b)
+            b, a, changed = round_(b, a)
+            return a, b, changed
+
+        a, b, _ = lax.while_loop(lambda state: state[2], two_rounds,
+                                 (y, y, jnp.asarray(True)))
+        result = core(a)
+    return result if invert else ~result
+
+
+_CANVAS_STATIC = ("length", "pattern", "origins", "invert", "once", "odd",
+                  "converge", "width", "repeat", "then")
+
+#: The compiled `_binary_on_canvas` programs: with XLA's loop emitters,
+#: which run its steps several times faster; those that sweep lines with
+#: its default fusion emitters, which run the sweeps' scans and scatters
+#: faster (``benchmarks/bench_morphology.py``).
+_STEPS_ON_CANVAS = KernelCache(jax.jit(_binary_on_canvas,
+                                       static_argnames=_CANVAS_STATIC),
+                               cpu_compiler_options=LOOP_EMITTERS)
+_SWEEPS_ON_CANVAS = KernelCache(jax.jit(_binary_on_canvas,
+                                        static_argnames=_CANVAS_STATIC))
+
+
+def _line_width(extent: int, length: int, ndim: int) -> int:
+    """The static length `_line_sweep` reads a line of ``extent`` samples
+    as, on a canvas of ``length``: the next power of two, at least 16; for
+    images, at least the power of two next to the canvas's square root,
+    so that the images of one canvas length share it (a line is about as
+    long as that root, or the image has few lines)."""
+    width = max(16, 1 << (extent - 1).bit_length())
+    if ndim == 2:
+        width = max(width, 1 << (math.isqrt(length) - 1).bit_length())
+    return width
+
+
+class _Routes(NamedTuple):
+    """How `_run_binary` computes a configuration (`_routes`) for concrete
+    CPU input."""
+
+    #: The canvas of `_binary_on_canvas` (None: the structure reads too
+    #: far for a canvas, or holds no True), and whether its rounds to
+    #: convergence sweep the lines.
+    margins: Margins | None
+    sweeps: bool
+    #: Iterations of a box without a mask: the canvas of one step by the
+    #: larger box (every window read sample by sample), or None.
+    larger_box: Margins | None
+    #: For convergence by labels (`_binary_by_labels`): the structure's
+    #: offsets earlier in raster order; None where it is not
+    #: `_symmetric_offsets`.
+    labels: tuple[tuple[int, ...], ...] | None
+    #: The structure holds no True sample (`_binary_by_nothing`).
+    empty: bool = False
+
+
+@functools.lru_cache(maxsize=256)
+def _routes(ndim: int, pattern: Pattern, origins: tuple[int, ...],
+            iterations: int) -> _Routes:
+    """The `_Routes` of ``iterations`` steps by ``pattern`` placed at
+    ``origins`` in ``ndim`` dimensions (computed once per
+    configuration)."""
+    footprint = pattern.array
+    if not footprint.any():
+        return _Routes(None, False, None, None, empty=True)
+    margins = _binary_once_margins(ndim, pattern=pattern, origins=origins)
+    if max(margins.lo + margins.hi) > WIDEST_MARGIN:
+        return _Routes(None, False, None, None)
+    larger_box = None
+    if iterations > 1 and footprint.all() and all(
+            iterations * (n - 1) + 1 <= _DIRECT_OR for n in footprint.shape):
+        larger_box = _binary_once_margins(ndim, pattern=pattern,
+                                          origins=origins,
+                                          repeat=iterations)
+    offsets = _offsets(footprint, origins)
+    labels = None
+    if iterations < 1 and _symmetric_offsets(offsets, ndim):
+        labels = tuple(sorted(q for q in offsets if q < (0,) * ndim))
+    earlier, later, row_fill = _sweeps(offsets, ndim)
+    sweeps = iterations < 1 and (0,) * ndim in offsets and bool(
+        earlier or later or row_fill)
+    return _Routes(margins, sweeps, larger_box, labels)
+
+
+@functools.lru_cache(maxsize=256)
+def _canvas_of(shape: tuple[int, ...], margins: Margins, sweeps: bool,
+               iterations: int, device: Any) -> tuple[Any, Array, int]:
+    """The layout of `_binary_on_canvas`'s canvas for ``shape``; its
+    strides, its extents and ``iterations`` in one vector on ``device``
+    (the kernel's ``dims``: one argument, put there once per shape); and
+    the width of a line's sweep (0 without ``sweeps``)."""
+    layout = canvas_layout(shape, margins)
+    geometry = layout.geometry
+    dims = np.concatenate([geometry.strides, geometry.extents,
+                           np.array([max(iterations, 0)], np.int32)])
+    width = _line_width(layout.extents[-1], layout.length,
+                        len(shape)) if sweeps else 0
+    return layout, jax.device_put(dims, device), width
+
+
+def _binary_by_canvas(input: Any, mask: Any, plan: BinaryPlan,
+                      routes: _Routes) -> Any:
+    """`_binary` of concrete CPU input on a canvas (`_binary_on_canvas`),
+    as the input's kind of array."""
+    margins, repeat = routes.margins, 1
+    if routes.larger_box is not None and mask is None:
+        margins, repeat = routes.larger_box, plan.iterations
+    layout, dims, width = _canvas_of(input.shape, margins, routes.sweeps,
+                                     plan.iterations, current_device())
+    fill = plan.border if plan.invert else not plan.border
+    stored, core = filled_canvas(layout, np.uint8, 2 + int(fill),
+                                 spare=width)
+    # Bit 0: the state (written as booleans, numpy's fast loops); bit 1:
+    # kept, outside the mask.
+    _write_bool(core.view(bool), input, plan.invert)
+    if mask is not None:
+        kept = _write_bool(None, mask, False).view(np.uint8)
+        np.bitwise_or(core, np.add(kept, kept, out=kept), out=core)
+    program = _SWEEPS_ON_CANVAS if width else _STEPS_ON_CANVAS
+    result = program(
+        stored, dims, length=layout.length, pattern=plan.pattern,
+        origins=plan.origins, invert=plan.invert,
+        once=repeat > 1 or plan.iterations == 1,
+        odd=plan.iterations > 0 and plan.iterations % 2 == 1,
+        converge=plan.iterations < 1,
+        width=width, repeat=repeat)
+    values = canvas_values(result, layout)
+    if plan.out_dtype != np.bool_:
+        values = values.astype(plan.out_dtype)
+    return like_input(values, input)
+
+
+def _binary_chain_by_canvas(input: Any, mask: Any, first: BinaryPlan,
+                            second: BinaryPlan) -> Any:
+    """An opening or a closing (``first``'s steps, then ``second``'s) of
+    concrete CPU input in one call of `_binary_on_canvas`, as the input's
+    kind of array; None where they do not run on one canvas (steps to
+    convergence, a larger box, a structure no canvas serves)."""
+    ndim = input.ndim
+    routes = [_routes(ndim, plan.pattern, plan.origins, plan.iterations)
+              for plan in (first, second)]
+    if (first.iterations < 1 or second.iterations != first.iterations
+            or second.invert == first.invert
+            or any(r.margins is None or r.empty or (
+                r.larger_box is not None and mask is None) for r in routes)):
+        return None
+    one, two = (r.margins for r in routes)
+    margins = Margins(tuple(map(max, one.lo, two.lo)),
+                      tuple(map(max, one.hi, two.hi)), one.modes,
+                      max(one.steps, two.steps), one.spans or two.spans)
+    layout, dims, _ = _canvas_of(input.shape, margins, False,
+                                 first.iterations, current_device())
+    fill = first.border if first.invert else not first.border
+    stored, core = filled_canvas(layout, np.uint8, 2 + int(fill))
+    _write_bool(core.view(bool), input, first.invert)
+    if mask is not None:
+        kept = _write_bool(None, mask, False).view(np.uint8)
+        np.bitwise_or(core, np.add(kept, kept, out=kept), out=core)
+    result = _STEPS_ON_CANVAS(
+        stored, dims, length=layout.length, pattern=first.pattern,
+        origins=first.origins, invert=second.invert, once=False,
+        odd=first.iterations % 2 == 1, converge=False, width=0,
+        then=(second.pattern, second.origins))
+    values = canvas_values(result, layout)
+    if second.out_dtype != np.bool_:
+        values = values.astype(second.out_dtype)
+    return like_input(values, input)
+
+
+def _write_bool(out: np.ndarray | None, x: Any, nonzero: bool
+                ) -> np.ndarray:
+    """``x != 0`` (``nonzero``) or ``x == 0`` of concrete input, by numpy,
+    into ``out`` (a new array for None)."""
+    x = np.asarray(x)
+    if out is None:
+        out = np.empty(x.shape, bool)
+    if x.dtype == np.bool_:
+        if nonzero:
+            np.copyto(out, x)
+        else:
+            np.logical_not(x, out=out)
+    else:
+        (np.not_equal if nonzero else np.equal)(x, 0, out=out)
+    return out
+
+
+def _binary_by_nothing(input: Any, mask: Any, plan: BinaryPlan) -> Any:
+    """`_binary` by a structure without a True sample, by numpy: a step
+    reaches nothing, so every sample the mask lets change is False (before
+    the erosion's complement), whatever the number of steps."""
+    state = (np.zeros(input.shape, bool) if mask is None
+             else _write_bool(None, input, plan.invert)
+             & _write_bool(None, mask, False))
+    values = state if plan.invert else ~state
+    return like_input(values.astype(plan.out_dtype, copy=False), input)
+
+
+def _symmetric_offsets(offsets: set, ndim: int) -> bool:
+    """Whether the step only grows (the structure reads its centre) and
+    connects samples both ways, within one sample along each axis: then
+    the samples it reaches to convergence are whole features of the
+    passable samples, labelled by `jaxndimage._labelling`."""
+    return ((0,) * ndim in offsets
+            and all(tuple(-k for k in q) in offsets for q in offsets)
+            and all(abs(k) <= 1 for q in offsets for k in q))
+
+
+def _connects_all(backward: tuple[tuple[int, ...], ...],
+                  shape: tuple[int, ...]) -> bool:
+    """Whether the offsets ``backward`` (and their opposites) connect every
+    sample of an array of ``shape`` to every other: they hold a step along
+    every axis longer than one sample."""
+    return all(n == 1 or tuple(-(a == axis) for a in range(len(shape)))
+               in backward for axis, n in enumerate(shape))
+
+
+def _binary_by_labels(input: Any, mask: Any, plan: BinaryPlan,
+                      backward: tuple[tuple[int, ...], ...]) -> Any:
+    """`_binary` to convergence of concrete CPU input, for a structure of
+    `_symmetric_offsets`: the passable samples (all, or the mask) labelled
+    by the structure's connectivity, and the features that hold a sample
+    one step reaches (a plain step, `_binary_once`, with the border past
+    the edges) set whole; numpy on the host for the rest.  As the input's
+    kind of array."""
+    seeds = _write_bool(None, input, plan.invert)
+    fill = plan.border if plan.invert else not plan.border
+    if mask is None and _connects_all(backward, input.shape):
+        # One feature, the whole array: reached where anything is, or
+        # from outside the array.
+        values = np.full(input.shape,
+                         bool(seeds.any() or (fill and backward)))
+        if not plan.invert:
+            values = ~values
+        return like_input(values.astype(plan.out_dtype, copy=False), input)
+    reached = _binary_once(seeds, np.asarray(fill), pattern=plan.pattern,
+                           origins=plan.origins, invert=True,
+                           out_dtype=np.dtype(bool))
+    passable = (np.ones(input.shape, bool) if mask is None
+                else nonzero_mask(mask))
+    labels, count = _label_runs(passable, backward,
+                                label_index_dtype(input.size))
+    labels = np.asarray(labels)
+    touched = np.zeros(int(count) + 1, bool)
+    touched[labels[np.asarray(reached) & passable]] = True
+    touched[0] = False
+    values = seeds | touched[labels]
+    if not plan.invert:
+        values = ~values
+    return like_input(values.astype(plan.out_dtype, copy=False), input)
+
+
 # --------------------------------------------------------------------------
 # Binary shells
 # --------------------------------------------------------------------------
@@ -484,16 +953,29 @@ def _run_binary(plan: BinaryPlan, input: Array, mask: Array | None) -> Array:
                    border=plan.border, out_dtype=plan.out_dtype,
                    raster=algorithm("binary propagation") == "raster")
     if input.size == 0:
+        if concrete_on_cpu(input):
+            return like_input(np.zeros(input.shape, plan.out_dtype), input)
         return jnp.zeros(input.shape, plan.out_dtype)
     if input.ndim == 0:
         result = _binary(input[None], None if mask is None else mask[None],
                          pattern=Pattern.of(plan.pattern.array[None]),
                          origins=(0,), **options)
         return result[0]
-    if plan.iterations == 1 and mask is None and plan.pattern.array.any():
+    routes = _routes(input.ndim, plan.pattern, plan.origins, plan.iterations)
+    if mask is None and routes.margins is not None and plan.iterations == 1:
+        # One step: on a canvas (in bands for large arrays).
         return _binary_once(as_array(input), np.asarray(plan.border),
                             pattern=plan.pattern, origins=plan.origins,
                             invert=plan.invert, out_dtype=plan.out_dtype)
+    if concrete_on_cpu(input) and (mask is None or concrete_on_cpu(mask)) \
+            and (plan.iterations >= 1 or options["raster"]):
+        # Concrete CPU input, and the CPU's algorithms (`_algorithms`).
+        if routes.empty:
+            return _binary_by_nothing(input, mask, plan)
+        if plan.iterations < 1 and routes.labels is not None:
+            return _binary_by_labels(input, mask, plan, routes.labels)
+        if routes.margins is not None:
+            return _binary_by_canvas(input, mask, plan, routes)
     return _binary(input, mask, pattern=plan.pattern, origins=plan.origins,
                    **options)
 
@@ -636,9 +1118,17 @@ class ChainPlan(Plan):
 
 def _run_binary_chain(plan: ChainPlan, input: Array, mask: Array | None
                       ) -> Array:
-    """The kernel of a :class:`ChainPlan` of two binary plans."""
-    return _run_binary(plan.second, _run_binary(plan.first, input, mask),
-                       mask)
+    """The kernel of a :class:`ChainPlan` of two binary plans: for
+    concrete CPU input with a few iterations, on one canvas."""
+    first, second = plan.first, plan.second
+    if (first.iterations > 1 or mask is not None) and input.size \
+            and input.ndim and first.border == second.border \
+            and concrete_on_cpu(input) \
+            and (mask is None or concrete_on_cpu(mask)):
+        result = _binary_chain_by_canvas(input, mask, first, second)
+        if result is not None:
+            return result
+    return _run_binary(second, _run_binary(first, input, mask), mask)
 
 
 def _open_or_close(input: Array, structure: Any, iterations: Any,
@@ -703,6 +1193,9 @@ def _run_hit_or_miss(plan: HitOrMissPlan, input: Array) -> Array:
     """The kernel of a :class:`HitOrMissPlan`."""
     hit = _run_binary(plan.hit, input, None)
     miss = _run_binary(plan.miss, input, None)
+    if concrete_on_cpu(input):  # by numpy: nothing compiles per shape
+        values = np.asarray(hit) & ~np.asarray(miss)
+        return like_input(values.astype(plan.out_dtype, copy=False), input)
     return (hit & ~miss).astype(plan.out_dtype)
 
 
@@ -841,14 +1334,22 @@ class FillHolesPlan(Plan):
 
 
 def _run_fill_holes(plan: FillHolesPlan, input: Array) -> Array:
-    """The kernel of a :class:`FillHolesPlan`."""
-    input = to_jax(input)
+    """The kernel of a :class:`FillHolesPlan`.  Concrete CPU input is
+    combined by numpy on the host around the labelling or the propagation
+    (an eager JAX operation would compile for every shape)."""
+    if not concrete_on_cpu(input):
+        input = to_jax(input)
     if plan.labels is not None:
-        return _unreached_background(input, plan.labels.array).astype(
-            plan.out_dtype)
-    reached = _run_binary(plan.propagation, jnp.zeros(input.shape, bool),
-                          input == 0)
-    return (~reached).astype(plan.out_dtype)
+        filled = _unreached_background(input, plan.labels.array)
+    else:
+        background = ~nonzero_mask(input)
+        empty = (np.zeros if isinstance(background, np.ndarray)
+                 else jnp.zeros)(input.shape, bool)
+        filled = ~_run_binary(plan.propagation, empty, background)
+    if concrete_on_cpu(input):
+        return like_input(np.asarray(filled).astype(plan.out_dtype,
+                                                    copy=False), input)
+    return filled.astype(plan.out_dtype)
 
 
 @docfiller
@@ -928,19 +1429,28 @@ def _connected_structure(input: Array, structure: Any, origin: Any,
 def _unreached_background(input: Array, structure: np.ndarray) -> Array:
     """Everything but the background connected through ``structure`` to a
     point whose neighbour lies outside the array: the background features,
-    labelled, that touch those points."""
+    labelled, that touch those points.  For concrete CPU input the labels
+    are looked up by numpy on the host."""
     background = ~nonzero_mask(input)
     index_dtype = label_index_dtype(input.size)
-    labels, _ = _label_runs(background, _backward_offsets(structure),
-                            index_dtype)
+    labels, count = _label_runs(background, _backward_offsets(structure),
+                                index_dtype)
     # The points whose neighbour through the structure is outside: the
     # first and last planes along every axis the structure reaches along.
+    reaching = [axis for axis in range(input.ndim)
+                if np.take(structure, [0, 2], axis=axis).any()]
+    if concrete_on_cpu(input):
+        labels = np.asarray(labels)
+        touching = np.zeros(int(count) + 1, bool)
+        for axis in reaching:
+            touching[np.take(labels, [0, -1], axis=axis)] = True
+        touching[0] = False
+        return ~touching[labels]
     edge = np.zeros(input.shape, bool)
-    for axis in range(input.ndim):
-        if np.take(structure, [0, 2], axis=axis).any():
-            index = [slice(None)] * input.ndim
-            index[axis] = [0, -1]
-            edge[tuple(index)] = True
+    for axis in reaching:
+        index = [slice(None)] * input.ndim
+        index[axis] = [0, -1]
+        edge[tuple(index)] = True
     return _not_reached_from(labels, np.flatnonzero(edge).astype(index_dtype))
 
 
@@ -1003,21 +1513,29 @@ def _result_dtype(plan: GreyPlan) -> np.dtype:
 
 def _run_structured(plan: StructuredPlan, input: Array, structure: Any,
                     cval: Any) -> Array:
-    """The kernel of a :class:`StructuredPlan`."""
+    """The kernel of a :class:`StructuredPlan`.  A structure that is not a
+    JAX array becomes the weights by numpy (an eager JAX operation would
+    compile)."""
     if input.size == 0:
-        return jnp.zeros(input.shape, _result_dtype(plan))
-    structure = jnp.asarray(structure, dtype=plan.weights_dtype)
+        zeros = np.zeros if concrete_on_cpu(input) else jnp.zeros
+        return zeros(input.shape, _result_dtype(plan))
+    xp = jnp if isinstance(structure, jax.Array) else np
+    structure = xp.asarray(structure, dtype=plan.weights_dtype)
     if not plan.minimum:  # a dilation adds the reflected structure
         structure = structure[(slice(None, None, -1),) * structure.ndim]
     if len(plan.axes) != plan.ndim:
-        structure = jnp.expand_dims(structure, tuple(
+        structure = xp.expand_dims(structure, tuple(
             ax for ax in range(plan.ndim) if ax not in plan.axes))
     weights = structure[plan.pattern.array]
-    result = _structured(input, -weights if plan.minimum else weights, cval,
+    result = _structured(as_array(input),
+                         -weights if plan.minimum else weights, cval,
                          pattern=plan.pattern, origins=plan.origins,
                          mode=plan.mode, minimum=plan.minimum,
                          out_dtype=plan.out_dtype)
-    return result != 0 if plan.boolean else result
+    if not plan.boolean:
+        return result
+    return like_input(np.asarray(result) != 0, input) if concrete_on_cpu(
+        input) else result != 0
 
 
 def _run_grey(plan: GreyPlan, input: Array, structure: Any, cval: Any
@@ -1099,23 +1617,32 @@ def _structured_plan(input: Array, footprint: Any, structure: Any,
     return plan, structure
 
 
-@cached_jit(static_argnames=("pattern", "origins", "mode", "minimum",
-                             "out_dtype"))
-def _structured(x: Array, weights: Array, cval: Any, *, pattern: Pattern,
-                origins: tuple[int, ...], mode: str, minimum: bool,
-                out_dtype: np.dtype) -> Array:
+def _structured_margins(ndim: int, *, pattern: Pattern,
+                        origins: tuple[int, ...], mode: str,
+                        **_) -> Margins:
+    """How far `_structured` reads: the structure's window, in one step."""
+    return window_margins(pattern.array.shape, origins, (mode,) * ndim)
+
+
+@shape_generic(("pattern", "origins", "mode", "minimum", "out_dtype"),
+               _structured_margins, mode_args=("mode",))
+def _structured(x: Array, weights: Array, cval: Any, *, grid: Any,
+                pattern: Pattern, origins: tuple[int, ...], mode: str,
+                minimum: bool, out_dtype: np.dtype) -> Array:
     """Extreme of ``x + weights`` over the footprint, in SciPy's C
     arithmetic: the first tap in double precision, the others in the input
-    type (integers wrap around, booleans are bytes, float32 rounds)."""
+    type (integers wrap around, booleans are bytes, float32 rounds).  On
+    any grid: compiled per canvas bucket for concrete CPU input."""
     footprint = pattern.array
     work = np.dtype(np.uint8) if x.dtype == np.bool_ else x.dtype
     compute = weights.dtype
+    shape = x.shape
     x = x.astype(work)
-    padded = pad_for_footprint(_GRID, x, footprint.shape, origins,
-                               (mode,) * x.ndim,
+    padded = pad_for_footprint(grid, x, footprint.shape, origins,
+                               (mode,) * footprint.ndim,
                                cast_like_c(jnp.asarray(cval), work))
-    taps = [_GRID.crop(tap, x.shape)
-            for tap in footprint_taps(_GRID, padded, footprint)]
+    taps = [grid.crop(tap, shape)
+            for tap in footprint_taps(grid, padded, footprint)]
     op = jnp.minimum if minimum else jnp.maximum
     result = taps[0].astype(compute) + weights[0]
     for k in range(1, len(taps)):
