@@ -479,6 +479,13 @@ def _walk_pass(previous: list[Array], r: Array, below: Array,
     x = jnp.where(delta(r_below, q, x - 1) > delta(r, p, x - 1), x - 1, x)
     x = jnp.where(delta(r_below, q, x) > delta(r, p, x), x, x + 1)
     x = jnp.clip(jnp.where(below < 0, 0, x), 0, n).astype(jnp.int32)
+    # SciPy's walk moves on from a kept site at the first position where
+    # the next one is nearer, and on again at that position while the one
+    # after that is nearer still.  So it reaches a site at the first
+    # position past the crossings of all sites before it: the running
+    # maximum of the crossings (rounding can put a crossing before the
+    # one of the site below).
+    x = _running(jnp.where(kept, x, -1), jnp.maximum)
     x = jnp.where(kept, x, n + 1)
 
     # For every position: the next kept site, the position where the walk

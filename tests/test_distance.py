@@ -236,3 +236,27 @@ def test_dask_is_computed_whole_and_returned_as_dask():
     assert isinstance(cdt, da.Array)
     np.testing.assert_array_equal(cdt.compute(),
                                   ndi.distance_transform_cdt(image))
+
+
+def _ragged(shape, seed):
+    """Blobs with ragged edges, about 80% foreground: distances of a few
+    elements, many ties."""
+    rng = np.random.default_rng(seed)
+    grids = np.meshgrid(*[np.arange(n) for n in shape], indexing="ij")
+    pattern = np.sin(grids[-1] / 7.0) * np.cos(grids[0] / 11.0)
+    return (pattern + 0.3 * rng.random(shape) < 0.7).astype(np.uint8)
+
+
+@pytest.mark.parametrize("shape, crop", [
+    ((16, 533), np.s_[:, 105:139]),
+    ((850, 653), np.s_[520:548, 125:150])])
+def test_edt_walk_reaches_a_site_past_the_crossings_before_it(shape, crop):
+    """Rounding can put the crossing where SciPy's walk moves onto a kept
+    site at or before the crossing of the site below it.  SciPy's walk
+    reaches a site only past the crossings of all sites before it, and
+    passes it at once when the next one is nearer (the walk here once
+    stopped on such a site, or moved past the one below too early: a
+    farther feature)."""
+    image = _ragged(shape, 1)[crop]
+    _same(jnd.distance_transform_edt(image, 0.7, return_indices=True),
+          ndi.distance_transform_edt(image, 0.7, return_indices=True))
