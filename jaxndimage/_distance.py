@@ -54,8 +54,45 @@ Brute force (`distance_transform_bf`)
     As SciPy: every element against every background element next to the
     foreground; of equally near ones the last in raster order wins.  The
     list of border elements is found on the host for concrete input (padded
-    to a power of two, so few programs compile); traced input compares with
-    every element.
+    to a power of two); traced input compares with every element.
+
+Concrete input on a CPU: flat canvases
+    XLA compiles a program per input shape, and each transform runs
+    several (the Euclidean one a program per stage and per transpose), so
+    a script that goes through a folder of images of many sizes would
+    compile them again for every image.  A call of concrete input on a CPU
+    (numpy, or a JAX array on one CPU device) whose plan, shape and dtype
+    this process has not met runs instead on *flat canvases*: the array
+    laid out flat in a buffer of one of a few bucket lengths
+    (:func:`_canvas.bucket_length`), its shape a traced value, every loop
+    running a traced number of steps.  Programs compile per bucket, lane
+    width (four, by the number of lines; see `_LANES`) and configuration,
+    not per shape.  They compute what the exact-shape kernels compute, in
+    the same arithmetic, so the results are SciPy's, ties included:
+
+    * Euclidean: a program per axis.  The pass along axis ``a`` works in
+      *layout a* (axis ``a`` moved to the front, the other axes flattened
+      into lines), on blocks of lines, with the stack, crossings and walk
+      of :func:`_stack_pass` and :func:`_walk_pass`; it reads the previous
+      pass's results from layout ``a - 1`` by index, so no array is
+      transposed.  Features are kept as offsets (an element's feature
+      less its coordinates), which need no coordinates to give the
+      squared distance across a line; the last pass writes the distances
+      and features in the array's own layout.  An array without
+      background gets SciPy's result from the host.
+    * Chamfer: SciPy's two raster passes themselves, row by row in chunks
+      of lanes, each chunk reading its neighbours in earlier rows from
+      what is written, the pass along the row carried from chunk to chunk.
+    * Brute force: every element against the border elements, found on
+      the host, in lists of a few lengths.
+
+    The flat kernels run slower than the exact-shape ones (a step of fixed
+    lanes, loops over blocks), so the later calls of a plan on a shape it
+    met run the exact-shape kernels, compiled at its second call: a shape
+    met once compiles nothing, a shape met again compiles what it always
+    did, one call later.  Traced input (inside a user's ``jit``, ``vmap``
+    or ``grad``, a traced sampling included), arrays on accelerators and
+    calls under ``jax.disable_jit()`` run the exact-shape kernels.
 
 Common to the three
     ``distances=``/``indices=`` are written in place when they are numpy
@@ -79,12 +116,18 @@ from jax import lax
 
 from jaxndimage import _distributed
 from jaxndimage._cache import cached_jit
-from jaxndimage._canvas import nonzero_mask
+from jaxndimage._canvas import (
+    bucket_length,
+    concrete_on_cpu,
+    flat_position,
+    like_input,
+    nonzero_mask,
+)
 from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._plans import Plan, Planned
 from jaxndimage._structures import generate_binary_structure
-from jaxndimage._support import normalize_sequence
+from jaxndimage._support import aligned_empty, normalize_sequence
 from jaxndimage._typing import Array, ArrayLike
 
 __all__ = [
@@ -835,12 +878,792 @@ def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
 
 
 # --------------------------------------------------------------------------
+# Concrete input on a CPU: flat canvases (see the module docstring)
+# --------------------------------------------------------------------------
+
+#: Offset of "no feature found yet" in the flat Euclidean kernels.
+_NONE = -(2 ** 31)
+
+#: Lines a step of a flat line kernel works on at once, by the number of
+#: lines (at most, lanes): a step costs a fixed time on top of its lanes,
+#: so a line kernel runs fastest with one block of lanes a little wider
+#: than its lines.  Four widths, each four times the one before: at most
+#: four programs per kernel and bucket, and lanes at most four times the
+#: lines (in one block) below 1024 lines.
+_LANES = ((64, 64), (256, 256), (1024, 1024), (None, 2048))
+
+#: Elements an element-wise step of a flat kernel works on at once.
+_CHUNK = 16384
+
+#: Positions a canvas holds before an array (rows of the chamfer passes
+#: read up to a step of lanes before their start) and after it.
+_MARGIN = 2048
+
+
+def _lanes_for(lines: int) -> int:
+    """The lanes of a flat line kernel for ``lines`` lines."""
+    return next(lanes for most, lanes in _LANES
+                if most is None or lines <= most)
+
+
+def _flat_length(size: int) -> int:
+    """The canvas length for ``size`` elements and a margin before and
+    after them: a bucket length (:func:`_canvas.bucket_length`)."""
+    return bucket_length(size + 2 * _MARGIN)
+
+
+def _flat_geometry(shape: tuple[int, ...]) -> np.ndarray:
+    """Row 0: the shape; row ``1 + a``: the stride of each axis in *layout
+    a*, the array with axis ``a`` moved to the front (layout 0 is the array
+    itself).  In layout ``a`` element ``(p, line)`` lies at ``p * lines +
+    line``, ``line`` running over the other axes in C order."""
+    ndim = len(shape)
+    geometry = np.zeros((1 + ndim, ndim), np.int32)
+    geometry[0] = shape
+    for a in range(ndim):
+        stride = 1
+        for j in reversed((a,) + tuple(j for j in range(ndim) if j != a)):
+            geometry[1 + a, j] = stride
+            stride *= shape[j]
+    return geometry
+
+
+def _get(buffer: Array, start: Array, length: int) -> Array:
+    return lax.dynamic_slice(buffer, (start,), (length,))
+
+
+def _set(buffer: Array, start: Array, values: Array) -> Array:
+    return lax.dynamic_update_slice(buffer, values, (start,))
+
+
+def _take(buffer: Array, index: Array) -> Array:
+    return jnp.take(buffer, index, axis=0, mode="clip")
+
+
+def _divide(values: Array, divisor: Array) -> Array:
+    """``values // divisor`` for non-negative int32 values below 2**31: in
+    float64 where JAX has it (XLA's CPU backend divides integers one
+    element at a time), exactly, as :func:`_canvas.flat_position` does."""
+    if _float_dtype() == np.float64:
+        return jnp.floor((values.astype(np.float64) + 0.5)
+                         / divisor.astype(np.float64)).astype(np.int32)
+    return values // divisor
+
+
+def _chunked(count: Array, function, outputs: list[Array],
+             *inputs: Array) -> list[Array]:
+    """``outputs[k][q] = function(q, *(x[q] for x in inputs))[k]`` for every
+    flat position ``q < count``, `_CHUNK` positions per step (the last
+    chunk overlaps the one before it rather than run past the canvas)."""
+    length = outputs[0].shape[0]
+
+    def step(i, outputs):
+        start = jnp.minimum(i * _CHUNK, length - _CHUNK)
+        position = start + lax.iota(np.int32, _CHUNK)
+        values = function(position, *[_get(x, start, _CHUNK)
+                                      for x in inputs])
+        return [_set(o, start, v) for o, v in zip(outputs, values)]
+
+    return lax.fori_loop(0, (count + _CHUNK - 1) // _CHUNK, step,
+                         list(outputs))
+
+
+def _squares(offsets: list[Array], sampling: Array | None,
+             dtype: np.dtype) -> Array:
+    """``sum((offset * sampling) ** 2)`` in axis order, as SciPy rounds."""
+    terms = []
+    for axis, offset in enumerate(offsets):
+        t = offset.astype(dtype)
+        if sampling is not None:
+            t = t * sampling[axis]
+        terms.append(t * t)
+    return _sum_in_order(terms, sampling)
+
+
+def _root(squared: Array) -> Array:
+    positive = squared > 0
+    return jnp.where(positive, jnp.sqrt(jnp.where(positive, squared, 1)), 0)
+
+
+def _edt_results(offsets: list[Array], coordinates: list[Array],
+                 sampling: Array | None, distances: bool, indices: bool,
+                 dtype: np.dtype) -> list[Array]:
+    """The distances and the features of elements at ``coordinates``
+    whose features lie ``offsets`` away."""
+    results = []
+    if distances:
+        results.append(_root(_squares(offsets, sampling, dtype)))
+    if indices:
+        results += [o + c for o, c in zip(offsets, coordinates)]
+    return results
+
+
+def _edt_outputs(size: int, distances: bool, indices: bool, ndim: int,
+                 dtype: np.dtype) -> list[Array]:
+    return ([jnp.zeros(size, dtype)] * distances
+            + [jnp.zeros(size, np.int32)] * (ndim * indices))
+
+
+@cached_jit(static_argnames=("lanes", "last", "distances", "indices",
+                             "dtype"))
+def _edt_first_flat(mask: Array, geometry: Array, sampling: Array | None, *,
+                    lanes: int, last: bool, distances: bool, indices: bool,
+                    dtype: np.dtype) -> list[Array]:
+    """The Euclidean pass along axis 0 of a flat canvas: ``mask`` is True
+    on the foreground.
+
+    Per element, the offset along axis 0 to the nearest background element
+    of its column (the lower on ties; `_NONE` for none), in layout 0; or,
+    for a 1-D array, the distances and/or features.
+    """
+    n, lines = geometry[0, 0], geometry[1, 0]
+    length = mask.shape[0]
+    blocks = (lines + lanes - 1) // lanes
+
+    def block(i, state):
+        after_all, out = state
+        # Blocks run from the last: the lanes of the last block past the
+        # last line write into the next row, which the blocks after it
+        # overwrite.  Within a block every buffer is written in increasing
+        # position, so that those lanes only write where a later step
+        # writes again.
+        first = (blocks - 1 - i) * lanes
+
+        def backward(k, state):
+            after_all, after = state
+            p = n - 1 - k
+            background = ~_get(mask, p * lines + first, lanes)
+            after = jnp.where(background, p, after)
+            return _set(after_all, k * lines + first, after), after
+
+        after_all, _ = lax.fori_loop(
+            0, n, backward,
+            (after_all, jnp.full(lanes, 2 * n + 1, np.int32)))
+
+        def forward(p, state):
+            out, before = state
+            start = p * lines + first
+            background = ~_get(mask, start, lanes)
+            before = jnp.where(background, p, before)
+            after = _get(after_all, (n - 1 - p) * lines + first, lanes)
+            use_after = (before < 0) | ((after - p) < (p - before))
+            nearest = jnp.where(use_after, after, before)
+            offset = jnp.where(nearest > n, _NONE, nearest - p)
+            return _set(out, start, offset), before
+
+        out, _ = lax.fori_loop(0, n, forward,
+                               (out, jnp.full(lanes, -1, np.int32)))
+        return after_all, out
+
+    zeros = jnp.zeros(length, np.int32)
+    _, offsets = lax.fori_loop(0, blocks, block, (zeros, zeros))
+    if not last:
+        return [offsets]
+    return _chunked(
+        n, lambda q, offset: _edt_results([offset], [q], sampling,
+                                          distances, indices, dtype),
+        _edt_outputs(length, distances, indices, 1, dtype), offsets)
+
+
+@cached_jit(static_argnames=("axis", "lanes", "last", "distances",
+                             "indices", "dtype"))
+def _edt_axis_flat(previous: list[Array], geometry: Array,
+                   sampling: Array | None, *, axis: int, lanes: int,
+                   last: bool, distances: bool, indices: bool,
+                   dtype: np.dtype) -> list[Array]:
+    """SciPy's Voronoi pass along ``axis`` >= 1 of a flat canvas, as
+    :func:`_stack_pass` and :func:`_walk_pass` do it.
+
+    ``previous`` are the offsets to the features along the axes before
+    ``axis``, in layout ``axis - 1`` (`_NONE` along axis 0 where no feature
+    is found yet).  Returns those along the axes up to ``axis`` in layout
+    ``axis``; or, after the last axis, the distances and/or features in
+    the array's own layout.
+    """
+    a = axis
+    ndim = geometry.shape[1]
+    shape, strides = geometry[0], geometry[1:]
+    n, lines = shape[a], strides[a, a]
+    count = n * lines
+    length = previous[0].shape[0]
+    lane = lax.iota(np.int32, lanes)
+    blocks = (lines + lanes - 1) // lanes
+    step = (jnp.asarray(1.0, dtype) if sampling is None
+            else sampling[a])
+    zero = _traced_zero(sampling)
+    s2 = step * step
+
+    def source(p: Array, others: list[Array]) -> Array:
+        """Where element ``p`` of a line with coordinates ``others`` (along
+        the axes but ``a``, in turn) lies in layout ``a - 1``."""
+        index = p * strides[a - 1, a]
+        for j, c in zip([j for j in range(ndim) if j != a], others):
+            index = index + c * strides[a - 1, j]
+        return index
+
+    def split(q: Array) -> tuple[Array, list[Array]]:
+        """Position along the line, and the line's coordinates, of the
+        elements at ``q`` in layout ``a``."""
+        p = _divide(q, lines)
+        rest = q - p * lines
+        others = []
+        for j in range(ndim - 1, -1, -1):
+            if j == a:
+                continue
+            if len(others) == ndim - 2:
+                others.append(rest)
+            else:
+                quotient = _divide(rest, shape[j])
+                others.append(rest - quotient * shape[j])
+                rest = quotient
+        return p, others[::-1]
+
+    # r: each element's squared distance across the line to its feature
+    # (-1 where there is none yet; such elements are not sites).
+    def across(q):
+        p, others = split(q)
+        offsets = [_take(x, source(p, others)) for x in previous]
+        r = _squares(offsets, sampling, dtype)
+        return [jnp.where(offsets[0] != _NONE, r, -1)]
+
+    zeros_i = jnp.zeros(length, np.int32)
+    zeros_f = jnp.zeros(length, dtype)
+    (r_all,) = _chunked(count, across, [zeros_f])
+
+    def popping(top, second, r_top, r_second, t, r_new, is_site):
+        u = (top - second).astype(dtype) * step
+        v = (t - top).astype(dtype) * step
+        w = u + v
+        # SciPy's test, with the products rounded before the differences.
+        products = _rounded([w * r_top, v * r_second, u * r_new, u * v * w],
+                            zero)
+        return is_site & (second >= 0) & (
+            products[0] - products[1] - products[2] - products[3] > 0)
+
+    # Maurer's stack along every line (:func:`_build_stack`): per element,
+    # the site below it when it was pushed (n for non-sites) and its r.
+    def stack_block(i, state):
+        below, r_below = state
+        first = (blocks - 1 - i) * lanes
+        line = first + lane
+
+        def push(p, state):
+            below, r_below, top, second, r_top, r_second = state
+            start = p * lines + first
+            r_new = _get(r_all, start, lanes)
+            is_site = (r_new >= 0) & (line < lines)
+
+            def pop(state):
+                top, second, r_top, r_second, _ = state
+                at = jnp.maximum(second, 0) * lines + line
+                deeper, r_deeper = _take(below, at), _take(r_below, at)
+                mask = state[-1]
+                top = jnp.where(mask, second, top)
+                second = jnp.where(mask, deeper, second)
+                r_top = jnp.where(mask, r_second, r_top)
+                r_second = jnp.where(mask, r_deeper, r_second)
+                return (top, second, r_top, r_second,
+                        popping(top, second, r_top, r_second, p, r_new,
+                                is_site))
+
+            top, second, r_top, r_second, _ = lax.while_loop(
+                lambda state: jnp.any(state[-1]), pop,
+                (top, second, r_top, r_second,
+                 popping(top, second, r_top, r_second, p, r_new, is_site)))
+            below = _set(below, start, jnp.where(is_site, top, n))
+            r_below = _set(r_below, start,
+                           jnp.where(is_site & (top >= 0), r_top, 0))
+            second = jnp.where(is_site, top, second)
+            r_second = jnp.where(is_site, r_top, r_second)
+            top = jnp.where(is_site, p, top)
+            r_top = jnp.where(is_site, r_new, r_top)
+            return below, r_below, top, second, r_top, r_second
+
+        minus = jnp.full(lanes, -1, np.int32)
+        empty = jnp.zeros(lanes, dtype)
+        return lax.fori_loop(0, n, push, (below, r_below, minus, minus,
+                                          empty, empty))[:2]
+
+    below, r_below = lax.fori_loop(0, blocks, stack_block,
+                                   (zeros_i, zeros_f))
+
+    # Where the walk moves onto each site from the one below it.
+    def delta(rr, p, x):
+        t = (p - x) * step
+        return rr + _rounded([t * t], zero)[0]
+
+    def crossing(q, b, rb, r):
+        p = _divide(q, lines).astype(dtype)
+        bq = jnp.maximum(b, 0).astype(dtype)
+        den = 2 * s2 * (p - bq)
+        safe = jnp.where(den > 0, den, 1)
+        x = jnp.floor(((r - rb) + s2 * (p * p - bq * bq)) / safe) + 1
+        x = jnp.where(delta(rb, bq, x - 1) > delta(r, p, x - 1), x - 1, x)
+        x = jnp.where(delta(rb, bq, x) > delta(r, p, x), x, x + 1)
+        return [jnp.clip(jnp.where(b < 0, 0, x), 0, n).astype(np.int32)]
+
+    (crossings,) = _chunked(count, crossing, [zeros_i], below, r_below,
+                            r_all)
+
+    # SciPy's walk (:func:`_walk_pass`): per element, the site whose
+    # feature it takes (-1 where the line has none).
+    def walk_block(i, state):
+        start_table, target_table, chosen = state
+        first = (blocks - 1 - i) * lanes
+        line = first + lane
+        valid = line < lines
+
+        def backward(k, state):
+            start_table, target_table, later, start_at, target = state
+            p = n - 1 - k
+            start = p * lines + first
+            b = _get(below, start, lanes)
+            kept = valid & (_get(r_all, start, lanes) >= 0) & (later >= p)
+            later = jnp.minimum(later, b)
+            x = jnp.where(kept, _get(crossings, start, lanes), n + 1)
+            # Per site, the next kept site and its crossing; stored at k,
+            # in increasing order (see _edt_first_flat).
+            start_table = _set(start_table, k * lines + first, start_at)
+            target_table = _set(target_table, k * lines + first, target)
+            target = jnp.where(kept, p, target)
+            start_at = jnp.where(kept, x, start_at)
+            return start_table, target_table, later, start_at, target
+
+        start_table, target_table, _, _, current = lax.fori_loop(
+            0, n, backward,
+            (start_table, target_table, jnp.full(lanes, n, np.int32),
+             jnp.full(lanes, n + 1, np.int32),
+             jnp.full(lanes, -1, np.int32)))
+
+        # SciPy's walk: at each position, on to the next kept site while
+        # that one is nearer, i.e. while the position has reached its
+        # crossing (see _walk_pass).
+        def onward(current, p):
+            at = (n - 1 - jnp.maximum(current, 0)) * lines + line
+            return (current >= 0) & (_take(start_table, at) <= p), at
+
+        def walk(p, state):
+            chosen, current = state
+
+            def step(current):
+                move, at = onward(current, p)
+                return jnp.where(move, _take(target_table, at), current)
+
+            current = lax.while_loop(
+                lambda current: jnp.any(onward(current, p)[0]), step,
+                current)
+            return _set(chosen, p * lines + first, current), current
+
+        chosen, _ = lax.fori_loop(0, n, walk, (chosen, current))
+        return start_table, target_table, chosen
+
+    *_, chosen = lax.fori_loop(0, blocks, walk_block,
+                               (zeros_i, zeros_i, zeros_i))
+
+    def offsets_of(p, others, site):
+        """The offsets of the features of the elements at ``p`` on lines
+        ``others`` that take the feature of ``site``."""
+        found = site >= 0
+        index = source(jnp.maximum(site, 0), others)
+        return ([jnp.where(found, _take(x, index), _NONE if j == 0 else 0)
+                 for j, x in enumerate(previous)]
+                + [jnp.where(found, site - p, 0)])
+
+    if not last:
+        def features(q, site):
+            p, others = split(q)
+            return offsets_of(p, others, site)
+
+        return _chunked(count, features, [zeros_i] * (a + 1), chosen)
+
+    # The last pass: every element has a feature (the array has
+    # background); the results in the array's own layout.
+    def results(q):
+        coordinates = flat_position(q[0], _CHUNK, shape)
+        others = coordinates[:a] + coordinates[a + 1:]
+        line = sum((c * strides[a, j] for j, c in enumerate(coordinates)
+                    if j != a), start=jnp.zeros_like(q))
+        p = coordinates[a]
+        site = _take(chosen, p * lines + line)
+        return _edt_results(offsets_of(p, others, site), coordinates,
+                            sampling, distances, indices, dtype)
+
+    return _chunked(count, results,
+                    _edt_outputs(length, distances, indices, ndim, dtype))
+
+
+def _unravel_values(values: Array, shape: Array) -> list[Array]:
+    """The coordinates, one array per axis, of flat indices ``values``
+    into an array of the traced ``shape``."""
+    ndim = shape.shape[0]
+    coordinates = []
+    for axis in range(ndim - 1, 0, -1):
+        quotient = _divide(values, shape[axis])
+        coordinates.append(values - quotient * shape[axis])
+        values = quotient
+    return [values] + coordinates[::-1]
+
+
+@cached_jit(static_argnames=("offsets", "width", "features"))
+def _cdt_flat(mask: Array, geometry: Array, *,
+              offsets: tuple[tuple[int, ...], ...], width: int,
+              features: bool) -> list[Array]:
+    """SciPy's two chamfer passes over a flat canvas, in raster order.
+
+    ``mask`` holds the array from position `_MARGIN` on, True on the
+    foreground.  Each row (the elements along the last axis) runs in
+    chunks of ``width``; a chunk takes the neighbours in the rows before
+    it from what is written, then runs the pass along the row
+    (:func:`_line_pass`) on from where the chunk before it ended.  The
+    second pass runs the same way in reverse raster order with the offsets
+    negated: SciPy's pass over the reversed array.  Returns the distances
+    (-1 unreached) and, with ``features``, the coordinates of the
+    features, from position 0 on.
+
+    A distance and its feature are stored side by side (one write per
+    chunk): written apart, XLA would reread the neighbours for the second
+    write after the first, and copy the whole buffer to do so.
+    """
+    ndim = geometry.shape[1]
+    shape, strides = geometry[0], geometry[1]
+    n = shape[ndim - 1]
+    rows = functools.reduce(lambda u, v: u * v,
+                            [shape[k] for k in range(ndim - 1)],
+                            jnp.ones((), np.int32))
+    margin = _MARGIN
+    length = mask.shape[0]
+    lane = lax.iota(np.int32, width)
+    chunks = (n + width - 1) // width
+    left = (0,) * (ndim - 1) + (-1,)
+    others = [o for o in offsets if o != left]
+    far = jnp.int32(_FAR)
+    fields = 2 if features else 1
+
+    def row_coordinates(r):
+        coordinates = []
+        for k in range(ndim - 2, -1, -1):
+            coordinates.append(r % shape[k])
+            r = r // shape[k]
+        return coordinates[::-1]
+
+    def read(buffer, start):
+        return lax.dynamic_slice(buffer, (start, jnp.int32(0)),
+                                 (width, fields))
+
+    def along_row(e, fe, carry):
+        """``d[l] = min(e[l], d[l - 1] + 1)``, ``e`` winning ties; lane -1
+        holds ``carry`` (distance and feature)."""
+        key = e - lane
+        least = jnp.minimum(lax.cummin(key), carry[0] + 1)
+        d = least + lane
+        if fe is None:
+            return d, None
+        source = lax.cummax(jnp.where(key == least, lane, -1))
+        return d, jnp.where(source < 0, carry[-1],
+                            jnp.take(fe, jnp.maximum(source, 0)))
+
+    def one_pass(before, backward):
+        sign = -1 if backward else 1
+
+        def row_step(k, out):
+            r = rows - 1 - k if backward else k
+            coordinates = row_coordinates(r)
+            row_start = margin + r * n
+            # Whether each neighbour's row exists, and how far it lies.
+            neighbours = []
+            for o in others:
+                o = tuple(sign * v for v in o)
+                inside = functools.reduce(
+                    jnp.logical_and,
+                    [(c + v >= 0) & (c + v < shape[axis])
+                     for axis, (c, v) in enumerate(zip(coordinates, o))],
+                    jnp.bool_(True))
+                distance = sum(v * strides[axis] for axis, v in enumerate(o)
+                               if v)
+                neighbours.append((o[-1], inside, distance))
+
+            def chunk_step(c, state):
+                out, carry = state
+                # Chunks in the order of the pass, the last one reaching
+                # past the row into positions a later row overwrites.
+                first = n - (c + 1) * width if backward else c * width
+                position = first + lane
+                start = row_start + first
+                if backward:
+                    values = read(before, start)
+                    e = values[:, 0]
+                    fe = values[:, 1] if features else None
+                else:
+                    e = jnp.where(_get(mask, start, width), far, 0)
+                    fe = (r * n + position) if features else None
+                for last, inside, distance in neighbours:
+                    beside = position + last
+                    ok = inside & (beside >= 0) & (beside < n)
+                    there = read(out, start + distance)
+                    candidate = jnp.where(ok, there[:, 0] + 1, far + 1)
+                    better = candidate < e
+                    e = jnp.where(better, candidate, e)
+                    if features:
+                        fe = jnp.where(better, there[:, 1], fe)
+                if left in offsets:
+                    if backward:
+                        e, fe = e[::-1], None if fe is None else fe[::-1]
+                    e, fe = along_row(e, fe, carry)
+                    if backward:
+                        e, fe = e[::-1], None if fe is None else fe[::-1]
+                values = jnp.stack([e, fe] if features else [e], axis=-1)
+                out = lax.dynamic_update_slice(out, values,
+                                               (start, jnp.int32(0)))
+                # The carry is read back from what is written.
+                edge = start + (0 if backward else width - 1)
+                return out, lax.dynamic_slice(out, (edge, jnp.int32(0)),
+                                              (1, fields))[0]
+
+            out, _ = lax.fori_loop(
+                0, chunks, chunk_step,
+                (out, jnp.full(fields, _FAR, np.int32)))
+            return out
+
+        return lax.fori_loop(0, rows, row_step,
+                             jnp.zeros((length, fields), np.int32))
+
+    out = one_pass(one_pass(None, backward=False), backward=True)
+    out = out[margin:]
+    results = [jnp.zeros(length - margin, np.int32)] * (1 + ndim * features)
+
+    def finish(q, d, f=None):
+        values = [jnp.where(d >= _FAR, -1, d)]
+        if f is not None:
+            values += _unravel_values(f, shape)
+        return values
+
+    return _chunked(rows * n, finish, results,
+                    *[out[:, k] for k in range(fields)])
+
+
+def _cdt_flat_run(mask: np.ndarray, offsets: tuple[tuple[int, ...], ...],
+                  features: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """The chamfer transform of a host ``mask`` (True on the foreground,
+    at least one element, at least 1-D) on a flat canvas."""
+    shape, size = mask.shape, mask.size
+    canvas = aligned_empty(_flat_length(size), np.bool_)
+    canvas[:_MARGIN] = True
+    canvas[_MARGIN:_MARGIN + size] = mask.reshape(-1)
+    canvas[_MARGIN + size:] = True
+    values = _cdt_flat(canvas, _flat_geometry(shape), offsets=offsets,
+                       width=_lanes_for(shape[-1]), features=features)
+    values = [np.asarray(x)[:size].reshape(shape) for x in values]
+    return values[0], np.stack(values[1:]) if features else None
+
+
+#: Border elements one call of :func:`_bf_flat` compares with: few for
+#: arrays of little border, else many (a longer list runs in several
+#: calls of one program).
+_FEW_CANDIDATES, _MANY_CANDIDATES = 32, 512
+
+
+@cached_jit(static_argnames=("metric", "dtype"))
+def _bf_flat(best: Array, best_index: Array, places: Array, indices: Array,
+             geometry: Array, sampling: Array | None, *, metric: int,
+             dtype: np.dtype) -> list[Array]:
+    """:func:`_bf_kernel` on a flat canvas, for one list of candidates:
+    ``places`` their coordinates (one row per axis), ``indices`` their
+    flat indices (-1 for none), in raster order.  Updates each element's
+    least distance so far and its candidate's index, the later candidate
+    winning ties."""
+    shape = geometry[0]
+    ndim = shape.shape[0]
+
+    def compare(q, best, best_index):
+        coordinates = flat_position(q[0], _CHUNK, shape)
+
+        def step(carry, candidate):
+            best, best_index = carry
+            place, index = candidate
+            terms = []
+            for axis in range(ndim):
+                t = coordinates[axis] - place[axis]
+                if metric == 1:
+                    t = t.astype(dtype)
+                    if sampling is not None:
+                        t = t * sampling[axis]
+                    terms.append(t * t)
+                else:
+                    terms.append(jnp.abs(t).astype(np.uint32))
+            if metric == 3:
+                total = functools.reduce(jnp.maximum, terms)
+            else:
+                total = _sum_in_order(terms, sampling if metric == 1
+                                      else None)
+            better = (index >= 0) & (total <= best)
+            return (jnp.where(better, total, best),
+                    jnp.where(better, index, best_index)), None
+
+        (best, best_index), _ = lax.scan(step, (best, best_index),
+                                         (places.T, indices))
+        return [best, best_index]
+
+    count = functools.reduce(lambda u, v: u * v,
+                             [shape[k] for k in range(ndim)])
+    return _chunked(count, compare, [jnp.zeros_like(best),
+                                     jnp.zeros_like(best_index)],
+                    best, best_index)
+
+
+def _border_host(foreground: np.ndarray) -> np.ndarray:
+    """:func:`_border` of a host array, by numpy."""
+    grown = foreground
+    for axis in range(foreground.ndim):
+        wider = grown.copy()
+        low = [slice(None)] * foreground.ndim
+        high = [slice(None)] * foreground.ndim
+        low[axis], high[axis] = slice(None, -1), slice(1, None)
+        wider[tuple(high)] |= grown[tuple(low)]
+        wider[tuple(low)] |= grown[tuple(high)]
+        grown = wider
+    return grown & ~foreground
+
+
+def _bf_flat_run(foreground: np.ndarray, metric: int, dtype: np.dtype,
+                 sampling: tuple | None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The brute-force transform of a host ``foreground`` (at least one
+    element, at least 1-D) on a flat canvas: distances and features."""
+    shape, size = foreground.shape, foreground.size
+    border = np.flatnonzero(_border_host(foreground)).astype(np.int32)
+    chunk = (_FEW_CANDIDATES if border.size <= _FEW_CANDIDATES
+             else _MANY_CANDIDATES)
+    length = _flat_length(size)
+    if metric == 1:
+        best = np.full(length, np.finfo(dtype).max, dtype)
+    else:
+        best = np.full(length, np.iinfo(np.uint32).max, np.uint32)
+    best_index = np.zeros(length, np.int32)
+    geometry = _flat_geometry(shape)
+    sampling = (None if sampling is None or metric != 1
+                else np.asarray(sampling, dtype).reshape(len(shape)))
+    for start in range(0, max(border.size, 1), chunk):
+        indices = np.full(chunk, -1, np.int32)
+        part = border[start:start + chunk]
+        indices[:part.size] = part
+        places = np.stack(np.unravel_index(np.maximum(indices, 0), shape)
+                          ).astype(np.int32)
+        best, best_index = _bf_flat(best, best_index, places, indices,
+                                    geometry, sampling, metric=metric,
+                                    dtype=dtype)
+    flat = foreground.reshape(-1)
+    best = np.asarray(best)[:size]
+    if metric == 1:
+        dt = np.where(flat, np.sqrt(best), 0).astype(dtype)
+    else:
+        dt = np.where(flat, best, 0).astype(np.uint32)
+    ft = np.where(flat, np.asarray(best_index)[:size],
+                  np.arange(size, dtype=np.int32))
+    ft = np.stack(np.unravel_index(ft, shape)).astype(np.int32)
+    return dt.reshape(shape), ft.reshape((len(shape),) + shape)
+
+
+#: (plan, shape, dtype) of the calls that have run on flat canvases in
+#: this process; emptied when it holds `_MOST_SEEN`.
+_seen: set[tuple] = set()
+_MOST_SEEN = 4096
+
+
+def _runs_flat(input: Any, plan: Plan, sampling: Any = None) -> bool:
+    """True where a call runs on flat canvases: the first call of a plan
+    on a shape and dtype, for concrete, non-empty input on a CPU with a
+    concrete sampling, outside ``jax.disable_jit()``.
+
+    Its later calls run the exact-shape kernels, compiled for that shape
+    at the second call: a shape met once compiles nothing, and a shape
+    met again compiles what it compiled before flat canvases existed,
+    one call later, then runs at its own programs' speed.
+    """
+    if (not concrete_on_cpu(input) or input.size == 0
+            or jax.config.jax_disable_jit
+            or any(isinstance(v, jax.core.Tracer)
+                   for v in jax.tree.leaves(sampling))):
+        return False
+    key = (plan, input.shape, np.dtype(input.dtype))
+    if key in _seen:
+        return False
+    if len(_seen) >= _MOST_SEEN:
+        _seen.clear()
+    _seen.add(key)
+    return True
+
+
+def _like(input: Any, *values: np.ndarray | None) -> list[Any]:
+    """Host results as the kind of array ``input`` is (see
+    :func:`_canvas.like_input`)."""
+    return [None if v is None else like_input(v, input) for v in values]
+
+
+def _edt_no_background(shape: tuple[int, ...], sampling: tuple | None,
+                       dtype: np.dtype, distances: bool, indices: bool
+                       ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """SciPy's results without background: feature -1 along axis 0 and 0
+    along the others, the distances to that point (computed on the host,
+    rounded as the kernels round)."""
+    ft = np.zeros((len(shape),) + shape, np.int32)
+    ft[0] = -1
+    dt = None
+    if distances:
+        dt = np.zeros(shape, dtype)
+        for axis, n in enumerate(shape):
+            t = ((ft[axis, ...] if axis == 0 else 0)
+                 - np.arange(n).reshape((-1,) + (1,) * (len(shape) - 1
+                                                        - axis)))
+            t = np.broadcast_to(t, shape).astype(dtype)
+            if sampling is not None:
+                t = t * dtype.type(sampling[axis])
+            dt += t * t
+        np.sqrt(dt, out=dt)
+    return dt, ft if indices else None
+
+
+def _edt_flat(mask: np.ndarray, sampling: tuple | None, dtype: np.dtype,
+              distances: bool, indices: bool
+              ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The Euclidean transform of a host ``mask`` (True on the foreground,
+    at least one element) on flat canvases: distances and features as
+    numpy arrays (None where not wanted)."""
+    shape, size, ndim = mask.shape, mask.size, mask.ndim
+    if mask.all():
+        return _edt_no_background(shape, sampling, dtype, distances, indices)
+    length = _flat_length(size)
+    canvas = aligned_empty(length, np.bool_)
+    canvas[:size] = mask.reshape(-1)
+    canvas[size:] = True
+    geometry = _flat_geometry(shape)
+    sampling = (None if sampling is None
+                else np.asarray(sampling, dtype).reshape(ndim))
+    flags = dict(distances=distances, indices=indices, dtype=dtype)
+    outputs = _edt_first_flat(canvas, geometry, sampling,
+                              lanes=_lanes_for(size // shape[0]),
+                              last=ndim == 1, **flags)
+    for axis in range(1, ndim):
+        outputs = _edt_axis_flat(outputs, geometry, sampling, axis=axis,
+                                 lanes=_lanes_for(size // shape[axis]),
+                                 last=axis == ndim - 1, **flags)
+    values = [np.asarray(x)[:size].reshape(shape) for x in outputs]
+    dt = values.pop(0) if distances else None
+    ft = np.stack(values) if indices else None
+    return dt, ft
+
+
+# --------------------------------------------------------------------------
 # Public functions
 # --------------------------------------------------------------------------
 
 def _run_bf(plan: BruteForcePlan, input: Array, sampling: tuple | None,
             distances: Any, indices: Any) -> Any:
     """The kernel of a :class:`BruteForcePlan`."""
+    if input.ndim and _runs_flat(input, plan, sampling):
+        dt, ft = _bf_flat_run(np.asarray(input) != 0, plan.metric,
+                              plan.dtype, sampling)
+        return _results(*_like(input, dt, ft), distances, indices,
+                        plan.return_distances, plan.return_indices)
     input = to_jax(input)
     code, dtype = plan.metric, plan.dtype
     sampling = _sampling_array(sampling, dtype)
@@ -946,6 +1769,11 @@ def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
 def _run_cdt(plan: ChamferPlan, input: Array, distances: Any,
              indices: Any) -> Any:
     """The kernel of a :class:`ChamferPlan`."""
+    if _runs_flat(input, plan):
+        dt, ft = _cdt_flat_run(np.asarray(input) != 0, plan.offsets,
+                               plan.return_indices)
+        return _results(*_like(input, dt, ft), distances, indices,
+                        plan.return_distances, plan.return_indices)
     input = to_jax(input)
     offsets, shape = plan.offsets, input.shape
     if input.size == 0:
@@ -1034,6 +1862,12 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
 def _run_edt(plan: EuclideanPlan, input: Array, sampling: tuple | None,
              distances: Any, indices: Any) -> Any:
     """The kernel of a :class:`EuclideanPlan`."""
+    if _runs_flat(input, plan, sampling):
+        mask = np.asarray(input).reshape(input.shape or (1,)) != 0
+        dt, ft = _edt_flat(mask, sampling, plan.dtype, plan.return_distances,
+                           plan.return_indices)
+        return _results(*_like(input, dt, ft), distances, indices,
+                        plan.return_distances, plan.return_indices)
     # The foreground, as a bool array of at least one dimension.
     input = nonzero_mask(input)
     if input.ndim == 0:

@@ -1,8 +1,13 @@
 """Distance transforms: SciPy's values and feature indices (ties included),
-output arrays, exceptions, JAX transformations and dask.
+output arrays, exceptions, JAX transformations and dask; a bounded number
+of programs over many shapes (flat canvases), and a shape's own programs
+once it recurs.
 
-Shapes are few and reused, so few programs compile.
+Shapes are few and reused, so few programs compile, but in the tests of
+many shapes.
 """
+
+import contextlib
 
 import jax
 import jax.numpy as jnp
@@ -11,6 +16,7 @@ import pytest
 import scipy.ndimage as ndi
 
 import jaxndimage as jnd
+from jaxndimage import _distance
 
 SHAPES = [(13,), (9, 10), (4, 5, 6)]
 
@@ -238,6 +244,51 @@ def test_dask_is_computed_whole_and_returned_as_dask():
                                   ndi.distance_transform_cdt(image))
 
 
+# --------------------------------------------------------------------------
+# Many shapes: flat canvases, a bounded number of programs
+# --------------------------------------------------------------------------
+
+_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+_compiles = [0]
+
+
+def _count(event: str, duration: float, **kwargs) -> None:
+    if event == _COMPILE_EVENT:
+        _compiles[0] += 1
+
+
+jax.monitoring.register_event_duration_secs_listener(_count)
+
+
+@contextlib.contextmanager
+def counting_compilations():
+    """Counts every XLA compilation in the block (``counted[0]``), as
+    tests/test_shape_buckets.py does."""
+    counted = [0]
+    start = _compiles[0]
+    try:
+        yield counted
+    finally:
+        counted[0] = _compiles[0] - start
+
+
+def _shapes(count, low, high, ndim, seed):
+    """``count`` distinct shapes, log-uniform per axis in [low, high]."""
+    rng = np.random.default_rng(seed)
+    shapes = set()
+    while len(shapes) < count:
+        shapes.add(tuple(int(round(np.exp(v))) for v in rng.uniform(
+            np.log(low), np.log(high), ndim)))
+    return sorted(shapes)
+
+
+@pytest.fixture
+def unseen(monkeypatch):
+    """No call of this process met before: the first call of a plan on a
+    shape runs on flat canvases."""
+    monkeypatch.setattr(_distance, "_seen", set())
+
+
 def _ragged(shape, seed):
     """Blobs with ragged edges, about 80% foreground: distances of a few
     elements, many ties."""
@@ -247,6 +298,112 @@ def _ragged(shape, seed):
     return (pattern + 0.3 * rng.random(shape) < 0.7).astype(np.uint8)
 
 
+#: Calls of every option: (name, function, keywords, largest image the
+#: call is made for: the brute force compares every element with every
+#: border element).
+_MANY_SHAPE_CALLS = [
+    ("edt", "distance_transform_edt", {}, None),
+    ("edt indices", "distance_transform_edt",
+     {"return_indices": True, "return_distances": False}, None),
+    ("edt sampling", "distance_transform_edt",
+     {"sampling": 0.7, "return_indices": True}, None),
+    ("cdt chessboard", "distance_transform_cdt", {}, None),
+    ("cdt taxicab", "distance_transform_cdt", {"metric": "taxicab"}, None),
+    ("cdt indices", "distance_transform_cdt", {"return_indices": True},
+     None),
+    ("bf", "distance_transform_bf", {"return_indices": True}, 80 * 80),
+    ("bf taxicab", "distance_transform_bf", {"metric": "taxicab"}, 80 * 80),
+]
+
+
+def _programs_over(shapes, images):
+    """Compilations of each call of `_MANY_SHAPE_CALLS` over ``shapes``,
+    each call the first of its shape (on flat canvases), each result equal
+    to SciPy's."""
+    counts = {name: 0 for name, *_ in _MANY_SHAPE_CALLS}
+    for shape in shapes:
+        for image in images(shape):
+            for name, function, keywords, largest in _MANY_SHAPE_CALLS:
+                if largest is not None and image.size > largest:
+                    continue
+                _distance._seen.clear()
+                with counting_compilations() as counted:
+                    ours = getattr(jnd, function)(image, **keywords)
+                counts[name] += counted[0]
+                _same(ours, getattr(ndi, function)(image, **keywords))
+    return counts
+
+
+@pytest.mark.usefixtures("cache_dir", "unseen")
+def test_many_image_shapes_compile_a_bounded_number_of_programs():
+    """30 image shapes from 16 to 1024 a side: each call compiles at most
+    16 programs in all, a program per pass for each bucket length and lane
+    width met (15 for the Euclidean transform, 7 for the chamfer one; the
+    exact-shape kernels compiled a program per stage and shape: 89 to 210
+    here), with SciPy's results, ties included."""
+    shapes = _shapes(30, 16, 1024, 2, seed=43)
+    counts = _programs_over(shapes, lambda shape: [_ragged(shape, 1)])
+    over = {name: n for name, n in counts.items() if n > 16}
+    assert not over, f"compilations over {len(shapes)} shapes: {counts}"
+
+
+@pytest.mark.usefixtures("cache_dir", "unseen")
+def test_odd_shapes_and_volumes_compile_a_bounded_number_of_programs():
+    """1-D arrays, an axis of one element, volumes and 4-D arrays, with no
+    background, all background and ties: SciPy's results, and at most 24
+    programs a call over them all (22 for the Euclidean transform, which
+    compiles a program per axis for each rank, bucket and lane width met;
+    the exact-shape kernels compiled 44 to 545 here)."""
+    shapes = ([(1,), (7,), (2000,), (1, 1), (1, 300), (300, 1), (3, 1, 9),
+               (5, 1, 6, 7), (6, 7, 8, 9)]
+              + _shapes(6, 4, 48, 3, seed=3))
+
+    def images(shape):
+        grid = np.ones(shape, np.uint8)
+        grid[tuple(slice(0, None, 3) for _ in shape)] = 0
+        return [_ragged(shape, 2), grid, np.ones(shape, np.float32),
+                np.zeros(shape, bool)]
+
+    counts = _programs_over(shapes, images)
+    over = {name: n for name, n in counts.items() if n > 24}
+    assert not over, f"compilations over {len(shapes)} shapes: {counts}"
+
+
+@pytest.mark.usefixtures("cache_dir", "unseen")
+def test_a_recurring_shape_runs_its_own_programs():
+    """The first call of a plan on a shape runs on flat canvases; the
+    second compiles the shape's own programs, the third nothing; all three
+    give SciPy's result.  Output arrays are written on both routes."""
+    image = _ragged((37, 45), 3)
+    expected = ndi.distance_transform_edt(image, return_indices=True)
+    counts = []
+    for _ in range(3):
+        dt = np.zeros(image.shape)
+        ft = np.zeros((2,) + image.shape, np.int32)
+        with counting_compilations() as counted:
+            assert jnd.distance_transform_edt(
+                image, return_indices=True, distances=dt, indices=ft) is None
+        counts.append(counted[0])
+        _same((dt, ft), expected)
+    assert counts[1] > 0 and counts[2] == 0, counts
+
+
+@pytest.mark.usefixtures("unseen")
+def test_flat_canvases_take_concrete_jax_arrays_and_give_jax_arrays():
+    image = _ragged((23, 31), 4)
+    for function, keywords in [("distance_transform_edt", {}),
+                               ("distance_transform_cdt", {}),
+                               ("distance_transform_bf", {})]:
+        ours = getattr(jnd, function)(jnp.asarray(image),
+                                      return_indices=True, **keywords)
+        assert all(isinstance(r, jax.Array) for r in ours)
+        theirs = getattr(ndi, function)(image, return_indices=True,
+                                        **keywords)
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+        np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+@pytest.mark.usefixtures("unseen")
 @pytest.mark.parametrize("shape, crop", [
     ((16, 533), np.s_[:, 105:139]),
     ((850, 653), np.s_[520:548, 125:150])])
@@ -256,7 +413,10 @@ def test_edt_walk_reaches_a_site_past_the_crossings_before_it(shape, crop):
     reaches a site only past the crossings of all sites before it, and
     passes it at once when the next one is nearer (the walk here once
     stopped on such a site, or moved past the one below too early: a
-    farther feature)."""
+    farther feature).  On flat canvases and on the shape's own programs.
+    """
     image = _ragged(shape, 1)[crop]
-    _same(jnd.distance_transform_edt(image, 0.7, return_indices=True),
-          ndi.distance_transform_edt(image, 0.7, return_indices=True))
+    expected = ndi.distance_transform_edt(image, 0.7, return_indices=True)
+    for _ in range(2):
+        _same(jnd.distance_transform_edt(image, 0.7, return_indices=True),
+              expected)
