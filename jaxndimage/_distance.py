@@ -1676,7 +1676,9 @@ def _run_bf(plan: BruteForcePlan, input: Array, sampling: tuple | None,
         if isinstance(flat, jax.core.Tracer):
             candidates = jnp.arange(flat.size, dtype=jnp.int32)
         else:
-            border = np.flatnonzero(np.asarray(_border(flat != 0)))
+            border = np.flatnonzero(_border_host(nonzero_mask(flat))
+                                    if concrete_on_cpu(flat)
+                                    else np.asarray(_border(flat != 0)))
             # A power of two, at least 64: few programs whatever the image.
             count = max(64, 1 << int(border.size - 1).bit_length())
             candidates = np.full(count, -1, np.int32)

@@ -7,13 +7,13 @@ Shapes are few and reused, so few programs compile, but in the tests of
 many shapes.
 """
 
-import contextlib
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
+from compilations import counting_compilations, distinct_shapes
 
 import jaxndimage as jnd
 from jaxndimage import _distance
@@ -248,40 +248,6 @@ def test_dask_is_computed_whole_and_returned_as_dask():
 # Many shapes: flat canvases, a bounded number of programs
 # --------------------------------------------------------------------------
 
-_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
-_compiles = [0]
-
-
-def _count(event: str, duration: float, **kwargs) -> None:
-    if event == _COMPILE_EVENT:
-        _compiles[0] += 1
-
-
-jax.monitoring.register_event_duration_secs_listener(_count)
-
-
-@contextlib.contextmanager
-def counting_compilations():
-    """Counts every XLA compilation in the block (``counted[0]``), as
-    tests/test_shape_buckets.py does."""
-    counted = [0]
-    start = _compiles[0]
-    try:
-        yield counted
-    finally:
-        counted[0] = _compiles[0] - start
-
-
-def _shapes(count, low, high, ndim, seed):
-    """``count`` distinct shapes, log-uniform per axis in [low, high]."""
-    rng = np.random.default_rng(seed)
-    shapes = set()
-    while len(shapes) < count:
-        shapes.add(tuple(int(round(np.exp(v))) for v in rng.uniform(
-            np.log(low), np.log(high), ndim)))
-    return sorted(shapes)
-
-
 @pytest.fixture
 def unseen(monkeypatch):
     """No call of this process met before: the first call of a plan on a
@@ -341,7 +307,7 @@ def test_many_image_shapes_compile_a_bounded_number_of_programs():
     width met (15 for the Euclidean transform, 7 for the chamfer one; the
     exact-shape kernels compiled a program per stage and shape: 89 to 210
     here), with SciPy's results, ties included."""
-    shapes = _shapes(30, 16, 1024, 2, seed=43)
+    shapes = distinct_shapes(30, 16, 1024, 2, seed=43)
     counts = _programs_over(shapes, lambda shape: [_ragged(shape, 1)])
     over = {name: n for name, n in counts.items() if n > 16}
     assert not over, f"compilations over {len(shapes)} shapes: {counts}"
@@ -356,7 +322,7 @@ def test_odd_shapes_and_volumes_compile_a_bounded_number_of_programs():
     the exact-shape kernels compiled 44 to 545 here)."""
     shapes = ([(1,), (7,), (2000,), (1, 1), (1, 300), (300, 1), (3, 1, 9),
                (5, 1, 6, 7), (6, 7, 8, 9)]
-              + _shapes(6, 4, 48, 3, seed=3))
+              + distinct_shapes(6, 4, 48, 3, seed=3))
 
     def images(shape):
         grid = np.ones(shape, np.uint8)

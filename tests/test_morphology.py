@@ -1,7 +1,6 @@
 """Binary and grey morphology: behaviour, errors, JAX transforms, dask,
 and programs compiled over many shapes."""
 
-import contextlib
 
 import dask.array as da
 import jax
@@ -9,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
+from compilations import counting_compilations, distinct_shapes
 from jax.test_util import check_grads
 
 import jaxndimage as jnd
@@ -336,39 +336,6 @@ def test_output_array_is_filled_and_none_returned_as_scipy(name):
 # bucket has been seen (numpy input and concrete JAX arrays on a CPU)
 # --------------------------------------------------------------------------
 
-_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
-_compiled = [0]
-
-
-def _count(event: str, duration: float, **kwargs) -> None:
-    if event == _COMPILE_EVENT:
-        _compiled[0] += 1
-
-
-jax.monitoring.register_event_duration_secs_listener(_count)
-
-
-@contextlib.contextmanager
-def counting_compilations():
-    """Counts every XLA compilation in the block (``counted[0]``)."""
-    counted = [0]
-    start = _compiled[0]
-    try:
-        yield counted
-    finally:
-        counted[0] = _compiled[0] - start
-
-
-def _shapes(count, low, high, ndim, seed):
-    """``count`` distinct shapes, log-uniform per axis in [low, high]."""
-    rng = np.random.default_rng(seed)
-    shapes = set()
-    while len(shapes) < count:
-        shapes.add(tuple(int(round(np.exp(v))) for v in rng.uniform(
-            np.log(low), np.log(high), ndim)))
-    return sorted(shapes)
-
-
 def _skewed(ndim):
     """A structure that is not symmetric, holding its centre."""
     structure = np.zeros((3,) * ndim, bool)
@@ -465,7 +432,7 @@ def test_images_of_many_shapes_compile_per_bucket_not_per_shape():
     the labelling's buffer lengths and bounds of runs, which the first call
     that converges by labels meets: 12 measured, 7 of them the
     labelling's)."""
-    shapes = _shapes(24, 16, 1024, 2, seed=43) + [(1, 37), (53, 1)]
+    shapes = distinct_shapes(24, 16, 1024, 2, seed=43) + [(1, 37), (53, 1)]
     counts = _programs_over(shapes, seed=43)
     over = {name: n for name, n in counts.items() if n > 16}
     assert not over, f"compilations for {len(shapes)} shapes: {over}"
@@ -477,7 +444,7 @@ def test_images_of_many_shapes_compile_per_bucket_not_per_shape():
 def test_lines_and_volumes_compile_per_bucket_not_per_shape(ndim, low, high):
     """Lines, volumes and 4-D arrays of 12 shapes each: at most 10
     programs per call (4 measured)."""
-    counts = _programs_over(_shapes(12, low, high, ndim, seed=ndim),
+    counts = _programs_over(distinct_shapes(12, low, high, ndim, seed=ndim),
                             seed=ndim)
     over = {name: n for name, n in counts.items() if n > 10}
     assert not over, f"compilations for 12 {ndim}-D shapes: {over}"
@@ -488,7 +455,7 @@ def test_jax_arrays_on_a_cpu_compile_per_bucket_not_per_shape():
     """Concrete JAX arrays on a CPU take the host's paths: JAX arrays
     back, SciPy's values, at most 10 programs per call over 10 shapes (6
     measured)."""
-    counts = _programs_over(_shapes(10, 16, 300, 2, seed=5), seed=5,
+    counts = _programs_over(distinct_shapes(10, 16, 300, 2, seed=5), seed=5,
                             jax_input=True)
     over = {name: n for name, n in counts.items() if n > 10}
     assert not over, f"compilations for 10 shapes: {over}"
