@@ -696,16 +696,16 @@ def canvas_per_pass(x: Any, margins: Margins) -> bool:
 
 def _moved_last(shape: tuple[int, ...], axis: int, margins: Margins) -> bool:
     """Whether a pass along ``axis`` reads so far, in flat positions, that
-    its canvas would take a bucket more than twice the one its samples
-    need: a wide kernel along a slow axis of a volume (its reach is whole
-    planes per sample).  Along the last axis it reads ``reach`` samples."""
+    its canvas would take a longer bucket than its samples need: a wide
+    kernel along a slow axis of a volume (its reach is whole planes per
+    sample).  Along the last axis it reads ``reach`` samples."""
     if axis == len(shape) - 1:
         return False
     lo, hi = margins.lo[axis], margins.hi[axis]
     reach = (lo + hi if margins.spans else max(lo, hi)) * math.prod(
         shape[axis + 1:])
     size = math.prod(shape) // max(shape[axis], 1) * (shape[axis] + lo + hi)
-    return bucket_length(size, reach) > 2 * bucket_length(size)
+    return bucket_length(size, reach) > bucket_length(size)
 
 
 def one_pass_per_call(x: Array, axes: Sequence[int], margins: Margins,
