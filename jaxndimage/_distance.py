@@ -397,6 +397,21 @@ def _rounded(values: list[Array], zero: Array | None) -> list[Array]:
     return values if zero is None else [jnp.maximum(v, zero) for v in values]
 
 
+def _pops(top: Array, second: Array, r_top: Array, r_second: Array,
+          t: Array, r_new: Array, is_site: Array, step: Array,
+          zero: Array | None, dtype: np.dtype) -> Array:
+    """Whether a new site at ``t`` (``r_new``) pops the stack's ``top``
+    (``r_top``) above ``second`` (``r_second``; -1 for none): SciPy's
+    test, with the products rounded before the differences."""
+    a = (top - second).astype(dtype) * step
+    b = (t - top).astype(dtype) * step
+    c = a + b
+    products = _rounded([c * r_top, b * r_second, a * r_new, a * b * c],
+                        zero)
+    return is_site & (second >= 0) & (
+        products[0] - products[1] - products[2] - products[3] > 0)
+
+
 def _build_stack(r: Array, site: Array, step_size: Array,
                  zero: Array | None) -> tuple[Array, Array]:
     """Maurer's stack along axis 0 of ``(n, lanes)`` arrays.
@@ -411,14 +426,8 @@ def _build_stack(r: Array, site: Array, step_size: Array,
     lane = jnp.arange(lanes, dtype=jnp.int32)
 
     def popping(top, second, r_top, r_second, t, r_new, is_site):
-        a = (top - second).astype(dtype) * step_size
-        b = (t - top).astype(dtype) * step_size
-        c = a + b
-        # SciPy's test, with the products rounded before the differences.
-        products = _rounded([c * r_top, b * r_second, a * r_new, a * b * c],
-                            zero)
-        return is_site & (second >= 0) & (
-            products[0] - products[1] - products[2] - products[3] > 0)
+        return _pops(top, second, r_top, r_second, t, r_new, is_site,
+                     step_size, zero, dtype)
 
     def push(carry, t):
         top, second, r_top, r_second, below, r_below = carry
@@ -1131,14 +1140,8 @@ def _edt_axis_flat(previous: list[Array], geometry: Array,
     (r_all,) = _chunked(count, across, [zeros_f])
 
     def popping(top, second, r_top, r_second, t, r_new, is_site):
-        u = (top - second).astype(dtype) * step
-        v = (t - top).astype(dtype) * step
-        w = u + v
-        # SciPy's test, with the products rounded before the differences.
-        products = _rounded([w * r_top, v * r_second, u * r_new, u * v * w],
-                            zero)
-        return is_site & (second >= 0) & (
-            products[0] - products[1] - products[2] - products[3] > 0)
+        return _pops(top, second, r_top, r_second, t, r_new, is_site, step,
+                     zero, dtype)
 
     # Maurer's stack along every line (:func:`_build_stack`): per element,
     # the site below it when it was pushed (n for non-sites) and its r.
