@@ -6,8 +6,11 @@ The calls of issue 43 (the Gaussian family with sigma 1 to 10, the other
 window filters, label) at 64³ and 96³, and the 4-D calls scikit-image's
 blob detectors make at 16⁴: SciPy and jaxndimage side by side,
 interleaved, median of the warm runs, and jaxndimage's first call
-(compilation included, on a shape it has not seen).  Writes
-``results/volumes.json``.
+(compilation included, on a shape it has not seen).  Then scikit-image
+itself (`blob_log` and `blob_dog` of a 16⁴ array of zeros, the ridge
+filters `sato`, `meijering` and `frangi` of a 48³ volume) under SciPy and
+with jaxndimage patched in (`jaxndimage.scipy_backend`), the same way.
+Writes ``results/volumes.json``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import jaxndimage as jn  # noqa: E402
+from jaxndimage import scipy_backend  # noqa: E402
 from jaxndimage._timing import first_call, interleaved, median  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "volumes.json"
@@ -77,10 +81,62 @@ def measure(name: str, shape: tuple[int, ...], call) -> dict:
                 got.astype(np.float64) - expected))) / scale}
 
 
+def _skimage_cases() -> dict:
+    """scikit-image's calls of issue 43: ``call(volume)`` and the shape of
+    its volume (zeros for the blob detectors, as scikit-image's own tests
+    give them)."""
+    from skimage import feature, filters
+
+    return {
+        "skimage blob_log 4-D zeros": ((16,) * 4, feature.blob_log, True),
+        "skimage blob_dog 4-D zeros": ((16,) * 4, feature.blob_dog, True),
+        "skimage sato 3-D": ((48,) * 3, filters.sato, False),
+        "skimage meijering 3-D": ((48,) * 3, filters.meijering, False),
+        "skimage frangi 3-D": ((48,) * 3, filters.frangi, False),
+    }
+
+
+def _under_jaxndimage(call):
+    def run(volume):
+        with scipy_backend.patched():
+            return call(volume)
+    return run
+
+
+def measure_skimage(name: str, shape: tuple[int, ...], call,
+                    zeros: bool) -> dict:
+    def volume(shape, seed):
+        return (np.zeros(shape, np.float32) if zeros
+                else _volume(shape, seed))
+
+    image = volume(shape, 0)
+    fresh = volume(tuple(n + 1 for n in shape), 1)
+    patched = _under_jaxndimage(call)
+    first = first_call(lambda: patched(fresh))
+    times = interleaved({"scipy": lambda: call(image),
+                         "jaxndimage": lambda: patched(image)},
+                        repeat=3, budget=30.0)
+    expected = np.asarray(call(image), np.float64)
+    got = np.asarray(patched(image), np.float64)
+    scale = max(float(np.max(np.abs(expected), initial=0.0)), 1.0)
+    return {"name": name, "shape": list(shape),
+            "scipy_s": median(times["scipy"]),
+            "jaxndimage_s": median(times["jaxndimage"]),
+            "first_call_s": first,
+            "ratio": median(times["scipy"]) / median(times["jaxndimage"]),
+            "max_difference": float(np.max(np.abs(got - expected),
+                                           initial=0.0)) / scale}
+
+
 def main() -> int:
     rows = []
-    for name, (shape, call) in CASES.items():
-        row = measure(name, shape, call)
+    cases = [(name, measure, (name, shape, call))
+             for name, (shape, call) in CASES.items()]
+    cases += [(name, measure_skimage, (name, *case))
+              for name, case in _skimage_cases().items()]
+    for name, measurer, arguments in cases:
+        shape = arguments[1]
+        row = measurer(*arguments)
         rows.append(row)
         print(f"{name:32s} {'x'.join(map(str, shape)):>11s}  scipy "
               f"{row['scipy_s'] * 1e3:8.1f} ms  jaxndimage "
