@@ -302,17 +302,20 @@ def test_filters_work_under_disable_jit(cache_dir):
     assert set(cache_dir.iterdir()) == entries  # nothing compiled
 
 
+def _line_interior(line, out):
+    out[:] = line[1:-1]
+
+
 def test_per_shape_kernels_are_cached_like_bucketed_ones(cache_dir):
-    # A kernel compiled per shape (grey morphology with a non-flat
-    # structure) is kept in memory and on disk: a second call of the shape
-    # compiles nothing, a new shape does.
+    # A kernel compiled per shape (`generic_filter1d`, whose callable is
+    # traced per line length and count) is kept in memory and on disk: a
+    # second call of the shape compiles nothing, a new shape does.
     x = np.random.default_rng(2).random((13, 17))
-    structure = np.arange(9.0).reshape(3, 3)
-    jn.grey_dilation(x, structure=structure)
+    jn.generic_filter1d(x, _line_interior, 3)
     before = _cache.stats["compiled"]
-    jn.grey_dilation(x + 1, structure=structure)
+    jn.generic_filter1d(x + 1, _line_interior, 3)
     assert _cache.stats["compiled"] == before
-    jn.grey_dilation(x[:12], structure=structure)
+    jn.generic_filter1d(x[:12], _line_interior, 3)
     assert _cache.stats["compiled"] == before + 1
     assert any(cache_dir.glob("*.bin"))
 
@@ -356,13 +359,15 @@ def test_docstring_examples_hold_under_disable_jit(name):
 def test_programs_kept_in_memory_are_bounded(cache_dir, monkeypatch):
     # Each program maps pages of code: a process keeping all would run out
     # of memory mappings.  The least recently used are dropped, and loaded
-    # from disk when needed again.  (`label` compiles per shape.)
+    # from disk when needed again.  (`generic_filter1d` compiles per
+    # shape.)
     monkeypatch.setattr(_cache, "MOST_PROGRAMS", 3)
-    masks = [np.eye(n, dtype=bool) for n in range(5, 11)]
-    first = jn.label(masks[0])[0]
-    for mask in masks[1:]:
-        jn.label(mask)
+    images = [np.eye(n) for n in range(5, 11)]
+    first = jn.generic_filter1d(images[0], _line_interior, 3)
+    for image in images[1:]:
+        jn.generic_filter1d(image, _line_interior, 3)
         assert len(_cache._recent) <= 3
     loaded = _cache.stats["loaded"]
-    np.testing.assert_array_equal(jn.label(masks[0])[0], first)
+    np.testing.assert_array_equal(
+        jn.generic_filter1d(images[0], _line_interior, 3), first)
     assert _cache.stats["loaded"] == loaded + 1
