@@ -828,6 +828,26 @@ def _border(foreground: Array) -> Array:
     return grown & ~foreground
 
 
+def _bf_distance(coordinates: list[Array], place: list[Array], metric: int,
+                 sampling: Array | None, dtype: np.dtype) -> Array:
+    """The distance by ``metric`` (1 Euclidean, squared, in ``dtype``; 2
+    taxicab; 3 chessboard, in uint32) from points at ``coordinates`` to
+    the element at ``place``, per axis summed in SciPy's order."""
+    terms = []
+    for axis, (c, p) in enumerate(zip(coordinates, place)):
+        t = c - p
+        if metric == 1:
+            t = t.astype(dtype)
+            if sampling is not None:
+                t = t * sampling[axis]
+            terms.append(t * t)
+        else:
+            terms.append(jnp.abs(t).astype(jnp.uint32))
+    if metric == 3:
+        return functools.reduce(jnp.maximum, terms)
+    return _sum_in_order(terms, sampling if metric == 1 else None)
+
+
 @cached_jit(static_argnames=("metric", "dtype"))
 def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
                metric: int, dtype: np.dtype) -> tuple[Array, Array]:
@@ -852,22 +872,7 @@ def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
         for axis in range(len(shape) - 1, -1, -1):
             place[axis] = rest % shape[axis]
             rest = rest // shape[axis]
-        terms = []
-        for axis in range(len(shape)):
-            t = coords[axis] - place[axis]
-            if metric == 1:
-                t = t.astype(dtype)
-                if sampling is not None:
-                    t = t * sampling[axis]
-                terms.append(t * t)
-            else:
-                terms.append(jnp.abs(t).astype(jnp.uint32))
-        if metric == 3:
-            total = terms[0]
-            for term in terms[1:]:
-                total = jnp.maximum(total, term)
-        else:
-            total = _sum_in_order(terms, sampling if metric == 1 else None)
+        total = _bf_distance(coords, place, metric, sampling, dtype)
         # SciPy's list holds the border in reverse raster order and keeps
         # the first strictly nearer one: the last in raster order wins.
         better = valid & (total <= best)
@@ -1483,21 +1488,8 @@ def _bf_flat(best: Array, best_index: Array, places: Array, indices: Array,
         def step(carry, candidate):
             best, best_index = carry
             place, index = candidate
-            terms = []
-            for axis in range(ndim):
-                t = coordinates[axis] - place[axis]
-                if metric == 1:
-                    t = t.astype(dtype)
-                    if sampling is not None:
-                        t = t * sampling[axis]
-                    terms.append(t * t)
-                else:
-                    terms.append(jnp.abs(t).astype(np.uint32))
-            if metric == 3:
-                total = functools.reduce(jnp.maximum, terms)
-            else:
-                total = _sum_in_order(terms, sampling if metric == 1
-                                      else None)
+            total = _bf_distance(coordinates, place, metric, sampling,
+                                 dtype)
             better = (index >= 0) & (total <= best)
             return (jnp.where(better, total, best),
                     jnp.where(better, index, best_index)), None
