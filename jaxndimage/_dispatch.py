@@ -338,16 +338,17 @@ def _brought_back(value: Any, kinds: str, wanted: Any) -> Any:
     """A result of a call on an accelerator as a host value: in the dtype
     asked for with ``output=`` (``wanted``, a dtype), else with its 32-bit
     results of ``kinds`` widened to 64 bits (see
-    :func:`jaxndimage.devices.widened`)."""
+    :func:`jaxndimage.devices.fetched`)."""
     if not isinstance(value, jax.Array | np.ndarray | np.generic):
         return value
-    host = np.asarray(value)
     if wanted is not None and not isinstance(wanted, OutputArray):
         try:
-            return host.astype(np.dtype(wanted), copy=False)
+            wanted = np.dtype(wanted)
         except TypeError:
-            pass
-    return devices.widened(host, kinds)
+            wanted = None
+        else:
+            return devices.fetched(value, "").astype(wanted, copy=False)
+    return devices.fetched(value, kinds)
 
 
 def _array_device(values: Any) -> jax.Device | None:

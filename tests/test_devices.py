@@ -86,6 +86,30 @@ def test_switch_keeps_complex_results_complex128(like_a_tpu):
     _close(shifted, ndi.fourier_shift(np.fft.fft2(IMAGE), (1.5, -2.0)), 1e-5)
 
 
+def test_large_complex_results_come_back_as_their_parts(like_a_tpu,
+                                                       monkeypatch):
+    # A TPU hands complex arrays to the host slowly: large ones come back
+    # as real and imaginary parts, with the same values and dtypes.
+    monkeypatch.setitem(devices.SPLIT_COMPLEX_TRANSFERS,
+                        like_a_tpu.platform, True)
+    parts = []
+    split = devices._complex_parts
+    monkeypatch.setattr(devices, "_complex_parts",
+                        lambda values: parts.append(values.shape)
+                        or split(values))
+    spectrum = np.fft.fft2(np.random.default_rng(1).random((300, 300)))
+    narrow = spectrum.astype(np.complex64)
+    with devices.accelerated(like_a_tpu):
+        shifted = jn.fourier_shift(spectrum, (1.5, -2.0))
+        smooth = jn.fourier_gaussian(narrow, 1.5, output=np.complex64)
+        small = jn.fourier_shift(spectrum[:8, :8], 0.5)
+    assert parts == [(300, 300), (300, 300)]
+    _close(shifted, ndi.fourier_shift(spectrum, (1.5, -2.0)), 1e-5)
+    _close(smooth, ndi.fourier_gaussian(narrow, 1.5, output=np.complex64),
+           1e-5)
+    _close(small, ndi.fourier_shift(spectrum[:8, :8], 0.5), 1e-5)
+
+
 def test_switch_honours_output_requests(like_a_tpu):
     image = IMAGE.astype(np.float32)
     out = np.zeros(image.shape, np.float64)
