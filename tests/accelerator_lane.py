@@ -2,43 +2,59 @@
 command, on whatever device JAX has.
 
     python tests/accelerator_lane.py [--out DIR] [PYTEST TARGETS...]
+                                     [--scipy-modules NAME...]
 
-It runs, with pytest in one process at a time (one process can hold a
-TPU), `TARGETS`:
+It runs pytest, one process at a time (one process can hold a TPU), in
+two parts:
 
-* ``tests/test_accelerator.py``: every public function with numpy input by
-  default (SciPy's bits, on the host's CPU), numpy input under the
-  acceleration switch, and JAX arrays on the device (within the device
-  tolerance, results left on the device);
-* ``tests/test_devices.py``: the switch, the refused dtypes, per-device
-  programs;
-* ``compat_tests/test_precision.py`` and ``compat_tests/test_parity.py``:
-  numpy input gives SciPy's bits, and SciPy's behaviour, on a machine
-  whose default device is the accelerator.
+1. ``TARGETS``:
+
+   * ``tests/test_accelerator.py``: every public function with numpy input
+     by default (SciPy's bits, on the host's CPU), numpy input under the
+     acceleration switch, and JAX arrays on the device (within the device
+     tolerance, results left on the device);
+   * ``tests/test_devices.py``: the switch, the refused dtypes, per-device
+     programs;
+   * ``compat_tests/test_precision.py`` and ``compat_tests/test_parity.py``:
+     numpy input gives SciPy's bits, and SciPy's behaviour, on a machine
+     whose default device is the accelerator.
+
+2. SciPy's own test modules (`SCIPY_MODULES`, or ``--scipy-modules``; none
+   to skip them) with jaxndimage swapped in (``compat_tests.scipy_plugin``,
+   its known failures included) and JAX arrays on the default device: the
+   tests SciPy parametrizes over ``jax.numpy`` (``SCIPY_ARRAY_API``), with
+   SciPy's own tolerances.
 
 A test that aborts the whole process (XLA's TPU compiler aborts on some
 dtype conversions instead of raising) is recorded as aborted, and pytest
 starts again with it and every test already run deselected, so one abort
 does not hide the rest.  Writes ``DIR/lane.log`` (pytest's verbose output)
-and ``DIR/lane-summary.txt`` (the device, the counts, every failure and
-abort), and exits non-zero if any test failed or aborted.
+and ``DIR/lane-summary.txt`` (the device, the counts of each part, every
+failure and abort), and exits non-zero if any test failed or aborted.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = ["tests/test_accelerator.py", "tests/test_devices.py",
            "compat_tests/test_precision.py", "compat_tests/test_parity.py"]
+SCIPY_MODULES = ["test_filters", "test_interpolation", "test_morphology",
+                 "test_measurements", "test_fourier"]
 OUTCOME = re.compile(r"^(\S+::\S+) (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)")
 STARTED = re.compile(r"^(\S+::\S+) ")
 RESTARTS = 20
+PYTEST = [sys.executable, "-m", "pytest", "-p", "no:xdist",
+          "-p", "no:cacheprovider", "-o", "addopts=", "-v", "-W", "ignore",
+          "-rfE"]
 
 
 def _device() -> str:
@@ -49,24 +65,18 @@ def _device() -> str:
     return run.stdout.strip() or run.stderr.strip().splitlines()[-1]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=".", help="folder for the log and "
-                                                   "the summary")
-    parser.add_argument("targets", nargs="*", default=TARGETS)
-    options = parser.parse_args(argv)
-    out = Path(options.out)
-    out.mkdir(parents=True, exist_ok=True)
-    device = _device()
+def _run(arguments: list[str], log: TextIO,
+         environment: dict[str, str] | None = None) -> dict[str, str]:
+    """Each test's outcome in ``pytest arguments``, restarting pytest
+    without a test that aborted the process (and those already run); a
+    run that pytest ends with an error of its own (nothing collected, a
+    module not found) is the outcome ``ERROR`` of ``arguments``."""
     outcomes: dict[str, str] = {}
-    log = (out / "lane.log").open("w")
     for _ in range(RESTARTS):
-        command = [sys.executable, "-m", "pytest", "-p", "no:xdist",
-                   "-p", "no:cacheprovider", "-o", "addopts=", "-v",
-                   "-W", "ignore", "-rfE", *options.targets]
+        command = PYTEST + arguments
         command += [f"--deselect={test}" for test in outcomes]
         process = subprocess.Popen(command, cwd=ROOT, text=True,
-                                   stdout=subprocess.PIPE,
+                                   env=environment, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
         running = None
         for line in process.stdout:
@@ -84,17 +94,51 @@ def main(argv: list[str] | None = None) -> int:
         outcomes[running] = "ABORTED"  # the process died inside this test
         log.write(f"\n== {running} aborted the process; going on without "
                   f"it ==\n")
-    log.close()
+    if code not in (0, 1) and running is None:
+        outcomes[" ".join(arguments)] = "ERROR"
+    return outcomes
+
+
+def _summary(part: str, outcomes: dict[str, str]) -> tuple[list[str], int]:
+    """The summary lines of one part and its number of failures."""
     counts: dict[str, int] = {}
     for outcome in outcomes.values():
         counts[outcome] = counts.get(outcome, 0) + 1
-    lines = [f"device: {device}",
-             "counts: " + ", ".join(f"{n} {k.lower()}" for k, n in
-                                    sorted(counts.items()))]
-    lines += [f"{outcome}: {test}" for test, outcome in sorted(
+    lines = [f"{part}: " + ", ".join(f"{n} {k.lower()}" for k, n in
+                                     sorted(counts.items()))]
+    lines += [f"  {outcome}: {test}" for test, outcome in sorted(
         outcomes.items()) if outcome in ("FAILED", "ERROR", "ABORTED")]
-    passed = counts.get("PASSED", 0)
     failed = sum(counts.get(k, 0) for k in ("FAILED", "ERROR", "ABORTED"))
+    return lines, failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=".", help="folder for the log and "
+                                                   "the summary")
+    parser.add_argument("--scipy-modules", nargs="*", default=SCIPY_MODULES,
+                        metavar="NAME", help="SciPy's test modules to run "
+                                             "on the device (none: skip)")
+    parser.add_argument("targets", nargs="*", default=TARGETS)
+    options = parser.parse_args(argv)
+    out = Path(options.out)
+    out.mkdir(parents=True, exist_ok=True)
+    parts = {}
+    with (out / "lane.log").open("w") as log:
+        parts["jaxndimage's device tests"] = _run(options.targets, log)
+        environment = dict(os.environ,
+                           SCIPY_ARRAY_API=json.dumps(["jax.numpy"]))
+        for module in options.scipy_modules:
+            parts[f"scipy.ndimage.tests.{module}, JAX arrays"] = _run(
+                ["--pyargs", f"scipy.ndimage.tests.{module}", "-p",
+                 "compat_tests.scipy_plugin", "-k", "jax"], log, environment)
+    lines = [f"device: {_device()}"]
+    failed = passed = 0
+    for part, outcomes in parts.items():
+        part_lines, part_failed = _summary(part, outcomes)
+        lines += part_lines
+        failed += part_failed
+        passed += sum(outcome == "PASSED" for outcome in outcomes.values())
     lines.append(f"{passed} passed, {failed} failed")
     (out / "lane-summary.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
