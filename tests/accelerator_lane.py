@@ -44,6 +44,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+import scipy
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = ["tests/test_accelerator.py", "tests/test_devices.py",
            "compat_tests/test_precision.py", "compat_tests/test_parity.py"]
@@ -51,6 +53,10 @@ SCIPY_MODULES = ["test_filters", "test_interpolation", "test_morphology",
                  "test_measurements", "test_fourier"]
 OUTCOME = re.compile(r"^(\S+::\S+) (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)")
 STARTED = re.compile(r"^(\S+::\S+) ")
+#: SciPy's tests run in, and with pytest's root at, the folder that holds
+#: ``scipy``: pytest prints ids relative to the first and ``--deselect``
+#: reads them relative to the second.
+SCIPY_ROOT = Path(scipy.__file__).resolve().parent.parent
 RESTARTS = 20
 PYTEST = [sys.executable, "-m", "pytest", "-p", "no:xdist",
           "-p", "no:cacheprovider", "-o", "addopts=", "-v", "-W", "ignore",
@@ -66,7 +72,8 @@ def _device() -> str:
 
 
 def _run(arguments: list[str], log: TextIO,
-         environment: dict[str, str] | None = None) -> dict[str, str]:
+         environment: dict[str, str] | None = None,
+         folder: Path = ROOT) -> dict[str, str]:
     """Each test's outcome in ``pytest arguments``, restarting pytest
     without a test that aborted the process (and those already run); a
     run that pytest ends with an error of its own (nothing collected, a
@@ -75,7 +82,7 @@ def _run(arguments: list[str], log: TextIO,
     for _ in range(RESTARTS):
         command = PYTEST + arguments
         command += [f"--deselect={test}" for test in outcomes]
-        process = subprocess.Popen(command, cwd=ROOT, text=True,
+        process = subprocess.Popen(command, cwd=folder, text=True,
                                    env=environment, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
         running = None
@@ -127,11 +134,15 @@ def main(argv: list[str] | None = None) -> int:
     with (out / "lane.log").open("w") as log:
         parts["jaxndimage's device tests"] = _run(options.targets, log)
         environment = dict(os.environ,
-                           SCIPY_ARRAY_API=json.dumps(["jax.numpy"]))
+                           SCIPY_ARRAY_API=json.dumps(["jax.numpy"]),
+                           PYTHONPATH=os.pathsep.join(
+                               [str(ROOT), os.environ.get("PYTHONPATH", "")]))
         for module in options.scipy_modules:
             parts[f"scipy.ndimage.tests.{module}, JAX arrays"] = _run(
-                ["--pyargs", f"scipy.ndimage.tests.{module}", "-p",
-                 "compat_tests.scipy_plugin", "-k", "jax"], log, environment)
+                ["--rootdir", str(SCIPY_ROOT), "--pyargs",
+                 f"scipy.ndimage.tests.{module}", "-p",
+                 "compat_tests.scipy_plugin", "-k", "jax"], log, environment,
+                SCIPY_ROOT)
     lines = [f"device: {_device()}"]
     failed = passed = 0
     for part, outcomes in parts.items():
