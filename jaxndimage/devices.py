@@ -153,7 +153,7 @@ def narrowed(dtype: np.dtype, device: jax.Device) -> np.dtype:
 
 #: The platforms that hand a complex array to the host several times
 #: slower than its real and imaginary parts (a TPU:
-#: ``benchmarks/results/accelerator-tpu-v5e.json``, "transfers"): there,
+#: ``benchmarks/results/switch-costs-tpu-v5e.json``): there,
 #: complex results of at least `_SPLIT_COMPLEX` points come back as parts.
 SPLIT_COMPLEX_TRANSFERS: dict[str, bool] = {"tpu": True}
 _SPLIT_COMPLEX = 2 ** 16
