@@ -26,7 +26,6 @@ from jaxndimage._canvas import (
     flat_bucket,
     flat_position,
     like_input,
-    list_length,
 )
 from jaxndimage._dispatch import as_array
 from jaxndimage._measurements._dispatch import MeasurementPlan, _measurement
@@ -210,19 +209,16 @@ def _value_order(values: jax.Array):
 
 
 def stable_order(values: np.ndarray) -> tuple[np.ndarray, ...]:
-    """:func:`_value_order` of flat host ``values`` (bool, integers or
-    floats), as numpy arrays: the values padded to a list length, so one
-    program serves every size of a list length.  The padding holds the
-    dtype's largest value (NaN for floats, which JAX sorts last), which
-    the stable sort puts after every point of the array."""
-    if values.dtype.kind in "iu":
-        fill = np.iinfo(values.dtype).max
-    else:
-        fill = True if values.dtype == np.bool_ else np.nan
-    padded = np.full(list_length(values.size), fill, values.dtype)
-    padded[:values.size] = values
-    return tuple(np.asarray(part)[:values.size]
-                 for part in _value_order(padded))
+    """:func:`_value_order` of flat host ``values``, by numpy: its stable
+    sort (a timsort, which runs of equal labels make fast, or a radix sort
+    for narrow types) beats XLA's sort on a CPU at every size, and
+    compiles nothing."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.empty(values.size, bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    return order, ordered, starts
 
 
 @dataclasses.dataclass(frozen=True)
