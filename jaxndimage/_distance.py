@@ -87,10 +87,11 @@ Concrete input on a CPU: flat canvases
       the host, in lists of a few lengths.
 
     The flat kernels run slower than the exact-shape ones (a step of fixed
-    lanes, loops over blocks), so the later calls of a plan on a shape it
-    met run the exact-shape kernels, compiled at its second call: a shape
-    met once compiles nothing, a shape met again compiles what it always
-    did, one call later.  Traced input (inside a user's ``jit``, ``vmap``
+    lanes, loops over blocks), so a plan on a shape whose flat runs have
+    cost about what compiling its own exact-shape kernels would
+    (`EXACT_AFTER_S`) compiles them and runs them from then on: a shape met
+    once compiles nothing, a shape met often compiles what it always did,
+    once it pays.  Traced input (inside a user's ``jit``, ``vmap``
     or ``grad``, a traced sampling included), arrays on accelerators and
     calls under ``jax.disable_jit()`` run the exact-shape kernels.
 
@@ -105,8 +106,11 @@ Common to the three
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import jax
@@ -1558,34 +1562,53 @@ def _bf_flat_run(foreground: np.ndarray, metric: int, dtype: np.dtype,
     return dt.reshape(shape), ft.reshape((len(shape),) + shape)
 
 
-#: (plan, shape, dtype) of the calls that have run on flat canvases in
-#: this process; emptied when it holds `_MOST_SEEN`.
-_seen: set[tuple] = set()
+#: Per (plan, shape, dtype): the seconds its calls after the first have
+#: run on flat canvases in this process (the first may compile a bucket's
+#: programs, so it is not counted); emptied when it holds `_MOST_SEEN`.
+_flat_seconds: dict[tuple, float] = {}
 _MOST_SEEN = 4096
 
+#: The seconds a plan on a shape may run on flat canvases before it
+#: compiles its own exact-shape programs: about what compiling them costs
+#: on a CPU (more for more axes), so that a shape's calls take at most
+#: about twice as long as the better of the two choices made in hindsight.
+EXACT_AFTER_S = 1.0
 
-def _runs_flat(input: Any, plan: Plan, sampling: Any = None) -> bool:
-    """True where a call runs on flat canvases: the first call of a plan
-    on a shape and dtype, for concrete, non-empty input on a CPU with a
-    concrete sampling, outside ``jax.disable_jit()``.
 
-    Its later calls run the exact-shape kernels, compiled for that shape
-    at the second call: a shape met once compiles nothing, and a shape
-    met again compiles what it compiled before flat canvases existed,
-    one call later, then runs at its own programs' speed.
+def _flat_key(input: Any, plan: Plan, sampling: Any = None) -> tuple | None:
+    """The key of a call that runs on flat canvases (see
+    :func:`_flat_run`), else None: concrete, non-empty input on a CPU with
+    a concrete sampling, outside ``jax.disable_jit()``, whose plan on its
+    shape and dtype has not yet run `EXACT_AFTER_S` seconds on them.
+
+    A shape met once compiles nothing of its own; a shape met often
+    compiles its exact-shape kernels once its flat runs have cost about as
+    much, then runs at their speed (the flat kernels are 1-2× slower for
+    the Euclidean transforms, 2-7× for the chamfer ones, with the same
+    values).
     """
     if (not concrete_on_cpu(input) or input.size == 0
             or jax.config.jax_disable_jit
             or any(isinstance(v, jax.core.Tracer)
                    for v in jax.tree.leaves(sampling))):
-        return False
+        return None
     key = (plan, input.shape, np.dtype(input.dtype))
-    if key in _seen:
-        return False
-    if len(_seen) >= _MOST_SEEN:
-        _seen.clear()
-    _seen.add(key)
-    return True
+    if _flat_seconds.get(key, 0.0) >= EXACT_AFTER_S:
+        return None
+    if key not in _flat_seconds and len(_flat_seconds) >= _MOST_SEEN:
+        _flat_seconds.clear()
+    return key
+
+
+@contextlib.contextmanager
+def _flat_run(key: tuple) -> Iterator[None]:
+    """Adds the seconds of a flat-canvas call to its key's, but for the
+    key's first call."""
+    first = key not in _flat_seconds
+    start = time.perf_counter()
+    yield
+    _flat_seconds[key] = _flat_seconds.get(key, 0.0) + (
+        0.0 if first else time.perf_counter() - start)
 
 
 def _like(input: Any, *values: np.ndarray | None) -> list[Any]:
@@ -1654,9 +1677,11 @@ def _edt_flat(mask: np.ndarray, sampling: tuple | None, dtype: np.dtype,
 def _run_bf(plan: BruteForcePlan, input: Array, sampling: tuple | None,
             distances: Any, indices: Any) -> Any:
     """The kernel of a :class:`BruteForcePlan`."""
-    if input.ndim and _runs_flat(input, plan, sampling):
-        dt, ft = _bf_flat_run(np.asarray(input) != 0, plan.metric,
-                              plan.dtype, sampling)
+    key = _flat_key(input, plan, sampling) if input.ndim else None
+    if key is not None:
+        with _flat_run(key):
+            dt, ft = _bf_flat_run(np.asarray(input) != 0, plan.metric,
+                                  plan.dtype, sampling)
         return _results(*_like(input, dt, ft), distances, indices,
                         plan.return_distances, plan.return_indices)
     input = to_jax(input)
@@ -1766,9 +1791,11 @@ def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
 def _run_cdt(plan: ChamferPlan, input: Array, distances: Any,
              indices: Any) -> Any:
     """The kernel of a :class:`ChamferPlan`."""
-    if _runs_flat(input, plan):
-        dt, ft = _cdt_flat_run(np.asarray(input) != 0, plan.offsets,
-                               plan.return_indices)
+    key = _flat_key(input, plan)
+    if key is not None:
+        with _flat_run(key):
+            dt, ft = _cdt_flat_run(np.asarray(input) != 0, plan.offsets,
+                                   plan.return_indices)
         return _results(*_like(input, dt, ft), distances, indices,
                         plan.return_distances, plan.return_indices)
     input = to_jax(input)
@@ -1859,10 +1886,12 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
 def _run_edt(plan: EuclideanPlan, input: Array, sampling: tuple | None,
              distances: Any, indices: Any) -> Any:
     """The kernel of a :class:`EuclideanPlan`."""
-    if _runs_flat(input, plan, sampling):
+    key = _flat_key(input, plan, sampling)
+    if key is not None:
         mask = np.asarray(input).reshape(input.shape or (1,)) != 0
-        dt, ft = _edt_flat(mask, sampling, plan.dtype, plan.return_distances,
-                           plan.return_indices)
+        with _flat_run(key):
+            dt, ft = _edt_flat(mask, sampling, plan.dtype,
+                               plan.return_distances, plan.return_indices)
         return _results(*_like(input, dt, ft), distances, indices,
                         plan.return_distances, plan.return_indices)
     # The foreground, as a bool array of at least one dimension.

@@ -49,8 +49,18 @@ def _same(ours, theirs):
     np.testing.assert_array_equal(ours, theirs)
 
 
+@pytest.fixture(params=["flat", "exact"])
+def route(request, monkeypatch):
+    """Numpy input through the flat-canvas kernels (the first calls of a
+    plan on a shape) or through the exact-shape ones (once they pay)."""
+    monkeypatch.setattr(_distance, "_flat_seconds", {})
+    monkeypatch.setattr(_distance, "EXACT_AFTER_S",
+                        np.inf if request.param == "flat" else 0.0)
+    return request.param
+
+
 @pytest.mark.parametrize("shape", SHAPES)
-def test_edt_matches_scipy_with_ties(shape):
+def test_edt_matches_scipy_with_ties(shape, route):
     samplings = (None, 0.3, [1.3, 0.7, 2.0][:len(shape)])
     for image in _images(shape)[: 7 if len(shape) < 3 else 4]:
         for sampling in samplings[: 3 if len(shape) < 3 else 2]:
@@ -61,7 +71,7 @@ def test_edt_matches_scipy_with_ties(shape):
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-def test_cdt_matches_scipy_with_ties(shape):
+def test_cdt_matches_scipy_with_ties(shape, route):
     rng = np.random.default_rng(1)
     custom = rng.random((3,) * len(shape)) < 0.5
     cases = [(metric, indices) for metric in ("chessboard", "taxicab", custom)
@@ -77,7 +87,7 @@ def test_cdt_matches_scipy_with_ties(shape):
 
 
 @pytest.mark.parametrize("shape", SHAPES[:2])
-def test_bf_matches_scipy_with_ties(shape):
+def test_bf_matches_scipy_with_ties(shape, route):
     for image in _images(shape):
         for metric in ("euclidean", "cityblock", "chessboard"):
             _same(jnd.distance_transform_bf(image, metric, sampling=0.7,
@@ -252,7 +262,7 @@ def test_dask_is_computed_whole_and_returned_as_dask():
 def unseen(monkeypatch):
     """No call of this process met before: the first call of a plan on a
     shape runs on flat canvases."""
-    monkeypatch.setattr(_distance, "_seen", set())
+    monkeypatch.setattr(_distance, "_flat_seconds", {})
 
 
 def _ragged(shape, seed):
@@ -292,7 +302,7 @@ def _programs_over(shapes, images):
             for name, function, keywords, largest in _MANY_SHAPE_CALLS:
                 if largest is not None and image.size > largest:
                     continue
-                _distance._seen.clear()
+                _distance._flat_seconds.clear()
                 with counting_compilations() as counted:
                     ours = getattr(jnd, function)(image, **keywords)
                 counts[name] += counted[0]
@@ -336,14 +346,16 @@ def test_odd_shapes_and_volumes_compile_a_bounded_number_of_programs():
 
 
 @pytest.mark.usefixtures("cache_dir", "unseen")
-def test_a_recurring_shape_runs_its_own_programs():
-    """The first call of a plan on a shape runs on flat canvases; the
-    second compiles the shape's own programs, the third nothing; all three
-    give SciPy's result.  Output arrays are written on both routes."""
+def test_a_recurring_shape_runs_its_own_programs_once_they_pay(monkeypatch):
+    """A plan on a shape runs on flat canvases until its calls after the
+    first have taken `EXACT_AFTER_S`; the next call compiles the shape's
+    own programs, and the one after that nothing; every call gives SciPy's
+    result, and output arrays are written on both routes."""
+    monkeypatch.setattr(_distance, "EXACT_AFTER_S", 1e-9)
     image = _ragged((37, 45), 3)
     expected = ndi.distance_transform_edt(image, return_indices=True)
     counts = []
-    for _ in range(3):
+    for _ in range(4):
         dt = np.zeros(image.shape)
         ft = np.zeros((2,) + image.shape, np.int32)
         with counting_compilations() as counted:
@@ -351,7 +363,17 @@ def test_a_recurring_shape_runs_its_own_programs():
                 image, return_indices=True, distances=dt, indices=ft) is None
         counts.append(counted[0])
         _same((dt, ft), expected)
-    assert counts[1] > 0 and counts[2] == 0, counts
+    assert counts[1] == 0 and counts[2] > 0 and counts[3] == 0, counts
+
+
+@pytest.mark.usefixtures("cache_dir", "unseen")
+def test_a_shape_met_a_few_times_compiles_nothing_of_its_own():
+    image = _ragged((41, 39), 5)
+    jnd.distance_transform_edt(image)
+    with counting_compilations() as counted:
+        for _ in range(3):
+            jnd.distance_transform_edt(image)
+    assert counted[0] == 0
 
 
 @pytest.mark.usefixtures("unseen")
