@@ -405,14 +405,13 @@ _PER_SHAPE = {
 _CATALOGUE_SIZES = (100, 106, 113, 120, 124)
 
 
+@pytest.mark.usefixtures("cache_dir")  # not the user's cache: compiled here
 @pytest.mark.parametrize("name", sorted(set(_catalogue.CALLS)
                                          - set(_PER_SHAPE)))
 def test_every_function_compiles_per_bucket_not_per_shape(name):
     """One call of every public function (`_catalogue.CALLS`) on images of
     five sizes: after the first, at most two programs (a new index length
-    of the per-label statistics, a bucket boundary; `distance_transform_bf`
-    reads a 48 x 48 crop of every image, whose second call compiles the
-    shape's own programs), not one per size."""
+    of the per-label statistics, a bucket boundary), not one per size."""
     call = _catalogue.CALLS[name]
     compiled = []
     for size in _CATALOGUE_SIZES:
