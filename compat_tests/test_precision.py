@@ -56,6 +56,34 @@ def test_numpy_float32_equals_scipy_bit_for_bit(name, x):
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
 
 
+#: float64 input gives SciPy's bits too: the Gaussian derivatives' weights
+#: (SciPy's polynomial products) and passes wider than a canvas reads, in
+#: images and volumes.
+FLOAT64_CASES = {
+    "gaussian order 2": lambda m, x: m.gaussian_filter(x, 3.0, order=2),
+    "gaussian_filter1d order 3": lambda m, x: m.gaussian_filter1d(
+        x, 2.5, axis=1, order=3),
+    "gaussian_laplace wide": lambda m, x: m.gaussian_laplace(
+        x, [13.0] + [2.0] * (x.ndim - 1), mode="nearest"),
+    "gaussian_filter wide": lambda m, x: m.gaussian_filter(
+        x, 14.0, mode="constant", cval=0.5),
+    "correlate1d wide": lambda m, x: m.correlate1d(
+        x, np.arange(120.0) - 40, axis=0, mode="wrap", origin=3),
+}
+WIDE_VOLUMES = [RNG.random(shape) for shape in ((64, 70), (20, 17, 23),
+                                                 (9, 8, 10, 7))]
+
+
+@pytest.mark.parametrize("x", WIDE_VOLUMES,
+                         ids=lambda x: "x".join(map(str, x.shape)))
+@pytest.mark.parametrize("name", FLOAT64_CASES)
+def test_numpy_float64_equals_scipy_bit_for_bit(name, x):
+    expected = FLOAT64_CASES[name](sp, x)
+    got = FLOAT64_CASES[name](jn, x)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
 def test_jax_float32_computes_in_float32():
     # The same call on a JAX array computes in float32: no longer SciPy's
     # bits, but within float32 rounding of them.

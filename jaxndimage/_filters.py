@@ -366,21 +366,20 @@ def _correlate_separable(x: Array, weights: tuple[Array, ...], cval: Any, *,
         compute=compute)
 
 
-def _gaussian_kernel1d(sigma: Any, order: int, radius: int) -> Any:
-    """Correlation weights of a Gaussian (derivative) of ``order``.
+def _gaussian_kernel1d(sigma: Array, order: int, radius: int) -> Array:
+    """Correlation weights of a Gaussian (derivative) of ``order``, for a
+    traced sigma (:func:`_host_gaussian_kernel1d` for a concrete one).
 
     The derivative is the Gaussian times a polynomial q whose coefficients
     follow q' + q * p' with p' = -x / sigma**2, applied ``order`` times.
-    A concrete sigma gives float64 numpy weights, a traced one JAX weights.
     """
-    xp = jnp if isinstance(sigma, jax.core.Tracer) else np
     x = np.arange(-radius, radius + 1, dtype=np.float64)
     sigma2 = sigma * sigma
-    phi = xp.exp(-0.5 / sigma2 * x ** 2)
+    phi = jnp.exp(-0.5 / sigma2 * x ** 2)
     phi = phi / phi.sum()
     if order == 0:
         return phi
-    coefficients = [xp.ones_like(sigma2)] + [xp.zeros_like(sigma2)] * order
+    coefficients = [jnp.ones_like(sigma2)] + [jnp.zeros_like(sigma2)] * order
     for _ in range(order):
         coefficients = [
             ((i + 1) * coefficients[i + 1] if i < order else 0.0)
@@ -395,9 +394,26 @@ def _gaussian_kernel1d(sigma: Any, order: int, radius: int) -> Any:
 def _host_gaussian_kernel1d(sigma: float, order: int, radius: int
                             ) -> np.ndarray:
     """:func:`_gaussian_kernel1d` of a concrete sigma, as a read-only C
-    array that the calls with these arguments share."""
-    weights = np.ascontiguousarray(
-        _gaussian_kernel1d(np.float64(sigma), order, radius))
+    array that the calls with these arguments share.
+
+    Computed by SciPy's numpy operations (its derivative polynomial as
+    matrix products on integer powers), so that the weights, and so the
+    results, have SciPy's bits: the traced form's sum of terms rounds a
+    derivative's weights differently in the last bit.
+    """
+    x = np.arange(-radius, radius + 1)
+    sigma2 = np.float64(sigma) * np.float64(sigma)
+    phi = np.exp(-0.5 / sigma2 * x ** 2)
+    phi = phi / phi.sum()
+    if order:
+        powers = np.arange(order + 1)
+        q = np.zeros(order + 1)
+        q[0] = 1
+        step = np.diag(powers[1:], 1) + np.diag(np.ones(order) / -sigma2, -1)
+        for _ in range(order):
+            q = step.dot(q)
+        phi = ((x[:, None] ** powers).dot(q) * phi)[::-1]
+    weights = np.ascontiguousarray(phi)
     weights.flags.writeable = False
     return weights
 
