@@ -2,11 +2,12 @@
 
 Run ``python benchmarks/bench_measurements.py``.  A 2048x2048 image of
 about 1 269 blobs (thresholded smoothed noise) is labelled, and the labels
-measured with every label as the index.  Both sides take numpy in and give
-SciPy's results out (jaxndimage's conversions are inside the timing).
-Calls alternate between the two libraries, after one warm-up call each
-(which compiles the JAX program); the table reports the median time of each
-and SciPy's time over ours.  Results go to
+measured with every label as the index; `value_indices` of the labels,
+and `watershed_ift` of the image's levels from 64 markers on a grid.
+Both sides take numpy in and give SciPy's results out (jaxndimage's
+conversions are inside the timing).  Calls alternate between the two
+libraries, after one warm-up call each (which compiles the JAX program);
+the table reports the median time of each and SciPy's time over ours.  Results go to
 ``benchmarks/results/measurements.json``.
 """
 
@@ -75,6 +76,18 @@ def cases():
     yield ("find_objects", 7,
            lambda: jaxndimage.find_objects(labels),
            lambda: ndi.find_objects(labels))
+    yield ("value_indices", 5,
+           lambda: jaxndimage.value_indices(labels),
+           lambda: ndi.value_indices(labels))
+    yield ("median, every label", 3,
+           lambda: jaxndimage.median(image, labels, index),
+           lambda: ndi.median(image, labels, index))
+    levels = (image * 255 / image.max()).astype(np.uint8)
+    markers = np.zeros(labels.shape, np.int16)
+    markers[::256, ::256] = np.arange(1, 65).reshape(8, 8)
+    yield ("watershed_ift, 64 markers", 3,
+           lambda: jaxndimage.watershed_ift(levels, markers),
+           lambda: ndi.watershed_ift(levels, markers))
 
 
 def main() -> None:
