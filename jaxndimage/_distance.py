@@ -106,11 +106,10 @@ Common to the three
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -1575,10 +1574,11 @@ _MOST_SEEN = 4096
 EXACT_AFTER_S = 1.0
 
 
-def _flat_key(input: Any, plan: Plan, sampling: Any = None) -> tuple | None:
-    """The key of a call that runs on flat canvases (see
-    :func:`_flat_run`), else None: concrete, non-empty input on a CPU with
-    a concrete sampling, outside ``jax.disable_jit()``, whose plan on its
+def _on_flat_canvases(input: Any, plan: Plan, sampling: Any,
+                      compute: Callable[[], tuple]) -> tuple | None:
+    """``compute()``, the flat-canvas kernels' results, where a call runs
+    on flat canvases, else None: concrete, non-empty input on a CPU with a
+    concrete sampling, outside ``jax.disable_jit()``, whose plan on its
     shape and dtype has not yet run `EXACT_AFTER_S` seconds on them.
 
     A shape met once compiles nothing of its own; a shape met often
@@ -1593,22 +1593,16 @@ def _flat_key(input: Any, plan: Plan, sampling: Any = None) -> tuple | None:
                    for v in jax.tree.leaves(sampling))):
         return None
     key = (plan, input.shape, np.dtype(input.dtype))
-    if _flat_seconds.get(key, 0.0) >= EXACT_AFTER_S:
+    spent = _flat_seconds.get(key)
+    if (spent or 0.0) >= EXACT_AFTER_S:
         return None
-    if key not in _flat_seconds and len(_flat_seconds) >= _MOST_SEEN:
+    if spent is None and len(_flat_seconds) >= _MOST_SEEN:
         _flat_seconds.clear()
-    return key
-
-
-@contextlib.contextmanager
-def _flat_run(key: tuple) -> Iterator[None]:
-    """Adds the seconds of a flat-canvas call to its key's, but for the
-    key's first call."""
-    first = key not in _flat_seconds
     start = time.perf_counter()
-    yield
-    _flat_seconds[key] = _flat_seconds.get(key, 0.0) + (
-        0.0 if first else time.perf_counter() - start)
+    results = compute()
+    _flat_seconds[key] = (0.0 if spent is None
+                          else spent + time.perf_counter() - start)
+    return results
 
 
 def _like(input: Any, *values: np.ndarray | None) -> list[Any]:
@@ -1677,12 +1671,11 @@ def _edt_flat(mask: np.ndarray, sampling: tuple | None, dtype: np.dtype,
 def _run_bf(plan: BruteForcePlan, input: Array, sampling: tuple | None,
             distances: Any, indices: Any) -> Any:
     """The kernel of a :class:`BruteForcePlan`."""
-    key = _flat_key(input, plan, sampling) if input.ndim else None
-    if key is not None:
-        with _flat_run(key):
-            dt, ft = _bf_flat_run(np.asarray(input) != 0, plan.metric,
-                                  plan.dtype, sampling)
-        return _results(*_like(input, dt, ft), distances, indices,
+    flat = _on_flat_canvases(input, plan, sampling, lambda: _bf_flat_run(
+        np.asarray(input) != 0, plan.metric, plan.dtype, sampling)
+    ) if input.ndim else None
+    if flat is not None:
+        return _results(*_like(input, *flat), distances, indices,
                         plan.return_distances, plan.return_indices)
     input = to_jax(input)
     code, dtype = plan.metric, plan.dtype
@@ -1791,12 +1784,10 @@ def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
 def _run_cdt(plan: ChamferPlan, input: Array, distances: Any,
              indices: Any) -> Any:
     """The kernel of a :class:`ChamferPlan`."""
-    key = _flat_key(input, plan)
-    if key is not None:
-        with _flat_run(key):
-            dt, ft = _cdt_flat_run(np.asarray(input) != 0, plan.offsets,
-                                   plan.return_indices)
-        return _results(*_like(input, dt, ft), distances, indices,
+    flat = _on_flat_canvases(input, plan, None, lambda: _cdt_flat_run(
+        np.asarray(input) != 0, plan.offsets, plan.return_indices))
+    if flat is not None:
+        return _results(*_like(input, *flat), distances, indices,
                         plan.return_distances, plan.return_indices)
     input = to_jax(input)
     offsets, shape = plan.offsets, input.shape
@@ -1886,13 +1877,11 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
 def _run_edt(plan: EuclideanPlan, input: Array, sampling: tuple | None,
              distances: Any, indices: Any) -> Any:
     """The kernel of a :class:`EuclideanPlan`."""
-    key = _flat_key(input, plan, sampling)
-    if key is not None:
-        mask = np.asarray(input).reshape(input.shape or (1,)) != 0
-        with _flat_run(key):
-            dt, ft = _edt_flat(mask, sampling, plan.dtype,
-                               plan.return_distances, plan.return_indices)
-        return _results(*_like(input, dt, ft), distances, indices,
+    flat = _on_flat_canvases(input, plan, sampling, lambda: _edt_flat(
+        np.asarray(input).reshape(input.shape or (1,)) != 0, sampling,
+        plan.dtype, plan.return_distances, plan.return_indices))
+    if flat is not None:
+        return _results(*_like(input, *flat), distances, indices,
                         plan.return_distances, plan.return_indices)
     # The foreground, as a bool array of at least one dimension.
     input = nonzero_mask(input)
