@@ -343,11 +343,11 @@ def _brought_back(value: Any, kinds: str, wanted: Any) -> Any:
         return value
     if wanted is not None and not isinstance(wanted, OutputArray):
         try:
-            wanted = np.dtype(wanted)
+            dtype = np.dtype(wanted)
         except TypeError:
-            wanted = None
+            pass
         else:
-            return devices.fetched(value, "").astype(wanted, copy=False)
+            return devices.fetched(value, "").astype(dtype, copy=False)
     return devices.fetched(value, kinds)
 
 
