@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_rank import side_by_side  # noqa: E402
 
 import jaxndimage  # noqa: E402
+from jaxndimage._catalogue import distinct_shapes  # noqa: E402
 from jaxndimage._timing import interleaved, median  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "morphology.json"
@@ -172,16 +173,6 @@ def sizes(repeats: int, against: str | None = None) -> list[dict]:
     return rows
 
 
-def _shapes(count: int, low: int, high: int, ndim: int, seed: int):
-    """``count`` distinct shapes, log-uniform per axis in [low, high]."""
-    rng = np.random.default_rng(seed)
-    shapes: set[tuple[int, ...]] = set()
-    while len(shapes) < count:
-        shapes.add(tuple(int(round(np.exp(v))) for v in rng.uniform(
-            np.log(low), np.log(high), ndim)))
-    return sorted(shapes)
-
-
 def programs(count: int = 30) -> dict[str, int]:
     """Compilations of each of `SHAPE_CALLS` over ``count`` image shapes
     (16² to 1024²), with an empty kernel cache of its own."""
@@ -194,7 +185,7 @@ def programs(count: int = 30) -> dict[str, int]:
             compiles[0] += 1
 
     jax.monitoring.register_event_duration_secs_listener(counted)
-    shapes = _shapes(count, 16, 1024, 2, seed=43)
+    shapes = distinct_shapes(count, 16, 1024, 2, seed=43)
     totals = dict.fromkeys(SHAPE_CALLS, 0)
     with tempfile.TemporaryDirectory() as directory:
         os.environ["JAXNDIMAGE_CACHE_DIR"] = directory

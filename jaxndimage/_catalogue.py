@@ -54,6 +54,18 @@ def inputs(size: int = 128, seed: int = 0) -> dict[str, np.ndarray]:
     }
 
 
+def distinct_shapes(count: int, low: int, high: int, ndim: int, seed: int
+                    ) -> list[tuple[int, ...]]:
+    """``count`` distinct shapes, log-uniform per axis in [low, high]: the
+    many image sizes of the compile-count tests and benchmarks."""
+    rng = np.random.default_rng(seed)
+    found: set[tuple[int, ...]] = set()
+    while len(found) < count:
+        found.add(tuple(int(round(np.exp(v))) for v in rng.uniform(
+            np.log(low), np.log(high), ndim)))
+    return sorted(found)
+
+
 def _count(labels: Any) -> int:
     return int(np.asarray(labels).max())
 

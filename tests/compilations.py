@@ -1,7 +1,8 @@
 """Counting XLA compilations over many shapes, for the compile-count tests.
 
 Imported as ``from compilations import counting_compilations, distinct_shapes``:
-pytest puts this directory on ``sys.path``.  The listener is registered
+pytest puts this directory on ``sys.path``.  ``distinct_shapes`` lives in
+``jaxndimage._catalogue``, which the benchmarks share.  The listener is registered
 once, when this module is first imported.
 """
 
@@ -11,7 +12,8 @@ import contextlib
 from collections.abc import Iterator
 
 import jax
-import numpy as np
+
+from jaxndimage._catalogue import distinct_shapes  # noqa: F401 (re-exported)
 
 _COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 _compiles = [0]
@@ -34,14 +36,3 @@ def counting_compilations() -> Iterator[list[int]]:
         yield counted
     finally:
         counted[0] = _compiles[0] - start
-
-
-def distinct_shapes(count: int, low: int, high: int, ndim: int, seed: int
-           ) -> list[tuple[int, ...]]:
-    """``count`` distinct shapes, log-uniform per axis in [low, high]."""
-    rng = np.random.default_rng(seed)
-    found: set[tuple[int, ...]] = set()
-    while len(found) < count:
-        found.add(tuple(int(round(np.exp(v))) for v in rng.uniform(
-            np.log(low), np.log(high), ndim)))
-    return sorted(found)
