@@ -39,6 +39,11 @@ ALGORITHMS: dict[str, dict[str, str]] = {
     # `label`: union-find over runs (`_labelling`), or the minimum of flat
     # indices propagated along runs (`_propagation`).
     "label": {"cpu": "union-find", "accelerator": "propagation"},
+    # Affine maps of planes (`affine_transform` of 2-D input with a
+    # concrete matrix, `rotate`): per output point, gathers of the
+    # neighbours; or per tile of output points, one slice of the input and
+    # one-hot matrix products (`_interpolation._points_tiled`).
+    "affine interpolation": {"cpu": "gathers", "accelerator": "tiles"},
 }
 
 _forced: str | None = None

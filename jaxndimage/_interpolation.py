@@ -14,6 +14,12 @@ An output point of a spline of order ``n`` is a weighted sum of
 allows it.  ``shift``, ``zoom`` and diagonal ``affine_transform`` map each
 axis on its own, so they interpolate one axis after the other instead.
 
+On accelerators, which serialise gathers, affine maps of planes with a
+concrete matrix (``rotate``, 2-D ``affine_transform``) interpolate a tile
+of output points at a time by matrix products instead
+(:func:`_points_tiled`, the "tiles" of `_algorithms`): the same
+neighbours and weights, read from one patch of the input per tile.
+
 Integer outputs are rounded half away from zero and clipped to the dtype's
 range, as SciPy's interpolation does (unlike its filters, which truncate).
 
@@ -39,7 +45,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from functools import partial, wraps
+from functools import partial, reduce, wraps
 from typing import Any, NamedTuple
 
 import jax
@@ -47,6 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jaxndimage._algorithms import algorithm
 from jaxndimage._cache import LOOP_EMITTERS, KernelCache, cached_jit
 from jaxndimage._canvas import (
     BUCKETS,
@@ -324,6 +331,17 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
             for axis, k in reversed(list(enumerate(choice[:-1]))):
                 value = _weighted(value, weights[axis][k], reads[axis][k])
         total = value if total is None else total + value
+    return _finish(total, weights, lost, outside, cval, order,
+                   dtype).reshape(shape)
+
+
+def _finish(total: Array, weights: list[list[Array]],
+            lost: list[Array | None], outside: Array | None, cval: Any,
+            order: int, dtype: np.dtype) -> Array:
+    """The interpolated ``total`` of the neighbours read, with cval where
+    neighbours fall past the edges of the 'constant' extension (their
+    weight times cval; for order 0, cval) and at the points ``outside``
+    (per point, flat; ``total`` may have leading batch axes)."""
     if order > 0:
         total = _with_cval(total, weights, lost, cval)
     elif any(x is not None for x in lost):
@@ -331,7 +349,7 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
         total = jnp.where(past, jnp.asarray(cval, dtype), total)
     if outside is not None:
         total = jnp.where(outside, jnp.asarray(cval, dtype), total)
-    return total.reshape(shape)
+    return total
 
 
 def _interpolate_separable(c: Array, coordinates: Sequence[Array],
@@ -388,7 +406,8 @@ def _coefficients(x: Array, cval: Any, order: int, mode: str,
                   prefilter: bool, dtype: np.dtype,
                   axes: Sequence[int] | None = None) -> tuple[Array, int]:
     """:func:`spline_coefficients` in ``dtype`` along ``axes`` (default
-    all; other than all for concrete CPU input only).
+    all; other than all for concrete CPU input, and for a stack of planes
+    along the first axis, whose ``axes`` are the other two).
 
     Concrete CPU input is prefiltered on canvases
     (:func:`_splines.coefficients_on_canvases`), nothing compiled per
@@ -404,7 +423,11 @@ def _coefficients(x: Array, cval: Any, order: int, mode: str,
             x, order, mode, cval, range(x.ndim) if axes is None else axes,
             dtype)
         return like_input(c, x), npad
-    c = _filtered(x.astype(dtype), cval, order=order, mode=mode)
+    if axes is None:
+        c = _filtered(x.astype(dtype), cval, order=order, mode=mode)
+    else:
+        c = jax.vmap(partial(_filtered, cval=cval, order=order, mode=mode))(
+            x.astype(dtype))
     return (np.asarray(c) if isinstance(x, np.ndarray) else c), npad
 
 
@@ -429,6 +452,167 @@ def _points_exact(c: Array, coordinates: Array | _GridSums, cval: Any,
     else:  # in _coordinate_dtype (_as_coordinates)
         points = [coordinates[axis] for axis in range(coordinates.shape[0])]
     return _points(c, points, cval, None, **static)
+
+
+# --------------------------------------------------------------------------
+# Affine maps of planes on accelerators: tiles of output points as products
+# --------------------------------------------------------------------------
+
+#: Sides of the square output tiles of :func:`_points_tiled`, largest first.
+_TILE_SIDES = (64, 32, 16)
+#: The longest patch :func:`_points_tiled` reads per tile and axis; a map
+#: that stretches a tile's pre-image past it is interpolated by gathers.
+_LONGEST_PATCH = 256
+#: Output points per step of :func:`_points_tiled` (all planes together):
+#: bounds the memory of its one-hot matrices.
+_TILED_POINTS = 2**18
+
+
+def _tiling(matrix: np.ndarray, order: int, sizes: Sequence[int]
+            ) -> tuple[int, tuple[int, int]] | None:
+    """The tile side and patch shape with which :func:`_points_tiled`
+    interpolates the coefficients of plane shape ``sizes`` on the output
+    grid mapped by the 2-D ``matrix``, or None where the device's
+    algorithm is the gathers or the map stretches tiles too far.
+
+    Over a tile of ``side`` points a side, the coordinate along input axis
+    ``r`` varies by at most ``(side - 1) * sum(|matrix[r]|)``, so the
+    neighbours its points read span at most that plus ``order + 2``
+    samples (one more for the rounding of the coordinates).  Folding
+    coordinates or indices back into the array at its edges shortens
+    spans, except for the periodic extension ('wrap', 'grid-wrap'), whose
+    tiles across an edge the kernel checks for.
+    """
+    if (algorithm("affine interpolation") != "tiles" or len(sizes) != 2
+            or matrix.shape != (2, 2)):
+        return None
+    for side in _TILE_SIDES:
+        patch = tuple(
+            min(int(size), 8 * math.ceil(((side - 1) * np.abs(row).sum()
+                                          + order + 3) / 8))
+            for row, size in zip(matrix, sizes))
+        if max(patch) <= _LONGEST_PATCH:
+            return side, patch
+    return None
+
+
+def _as_tiles(values: Array, grid: tuple[int, int], side: int) -> Array:
+    """Values per point of ``grid`` (C-ordered, flat; both sides multiples
+    of ``side``) as rows of one tile each: ``(tiles, side * side)``."""
+    n0, n1 = grid[0] // side, grid[1] // side
+    tiles = values.reshape(n0, side, n1, side).transpose(0, 2, 1, 3)
+    return tiles.reshape(n0 * n1, side * side)
+
+
+def _from_tiles(values: Array, grid: tuple[int, int], side: int) -> Array:
+    """The inverse of :func:`_as_tiles` for ``(tiles, planes, side *
+    side)``: ``(planes, grid[0] * grid[1])``."""
+    n0, n1 = grid[0] // side, grid[1] // side
+    planes = values.shape[1]
+    grid_values = values.reshape(n0, n1, planes, side, side)
+    return grid_values.transpose(2, 0, 3, 1, 4).reshape(planes, -1)
+
+
+@cached_jit(static_argnames=_POINTS_STATIC + ("side", "patch"))
+def _points_tiled(c: Array, coordinates: _GridSums, cval: Any, *,
+                  side: int, patch: tuple[int, int], npad: int, order: int,
+                  mode: str, dtype: np.dtype, out_dtype: np.dtype) -> Array:
+    """Interpolate the planes ``c`` (the last two axes; any leading axes
+    are a stack of planes) on the output grid of ``coordinates``, a tile
+    of ``side`` x ``side`` output points at a time, without gathers.
+
+    The neighbours of a tile's points (found and weighted as the gathers
+    find them: :func:`_axis_plan`, :func:`_neighbours`) lie in one patch of
+    ``patch`` samples (:func:`_tiling`), cut out of ``c`` by one dynamic
+    slice per tile.  The weights of a point along each axis form a row of
+    a one-hot matrix over the patch's positions, so a tile's values are
+    ``sum((W0 @ patch) * W1, axis=-1)``: a matrix product at full float32
+    precision and an elementwise product, which a GPU or TPU runs fast
+    where it serialises gathers.  Where a tile's neighbours do not fit in
+    its patch (a periodic extension across an edge) or ``c`` holds a NaN
+    or an infinity (which the products would spread over whole tiles,
+    where SciPy reads it only at its neighbours), the whole call takes the
+    gathers (:func:`_interpolate_points`) instead.
+    """
+    out_shape = tuple(term.shape[0] for term in coordinates.terms[0])
+    grid = tuple(side * -(-n // side) for n in out_shape)
+    # The grid grown to whole tiles repeats its last coordinates, whose
+    # neighbours lie in the tiles' spans.
+    terms = tuple(tuple(jnp.pad(term, (0, g - n), mode="edge")
+                        for term, g, n in zip(row, grid, out_shape))
+                  for row in coordinates.terms)
+    points = [p.reshape(-1) + npad
+              for p in _GridSums(coordinates.offset, terms).evaluate()]
+    sizes = c.shape[-2:]
+    planes = c.reshape((-1,) + sizes)
+    extension = INTERPOLATION[mode].coefficients
+    origins, taps, weights, lost, outside = [], [], [], [], None
+    fits = jnp.all(jnp.isfinite(planes))
+    for axis, x in enumerate(points):
+        size = sizes[axis]
+        start, w, out = _axis_plan(x, size, order, mode)
+        w = [v.astype(dtype) for v in w]
+        indices, w, x_lost, reads = _neighbours(start, w, size, extension)
+        if reads is not None:
+            # A neighbour past the edge weighs 0: any index of the span
+            # will do.
+            indices = [jnp.where(read, index,
+                                 jnp.clip(start + j, 0, size - 1))
+                       for j, (index, read) in enumerate(zip(indices, reads))]
+        tiled = [_as_tiles(i, grid, side) for i in indices]
+        low = reduce(jnp.minimum, tiled).min(axis=1)
+        high = reduce(jnp.maximum, tiled).max(axis=1)
+        origin = jnp.clip(low, 0, size - patch[axis])
+        fits = fits & jnp.all(high < origin + patch[axis])
+        origins.append(origin)
+        taps.append([(i - origin[:, None], _as_tiles(v, grid, side))
+                     for i, v in zip(tiled, w)])
+        weights.append(w)
+        lost.append(x_lost)
+        if out is not None:
+            outside = out if outside is None else outside | out
+
+    def one_hot(axis_taps: list, length: int) -> Array:
+        positions = jnp.arange(length, dtype=np.int32)
+        return sum(jnp.where(local[..., None] == positions, w[..., None], 0)
+                   for local, w in axis_taps)
+
+    def tile_values(step: Any) -> Array:
+        origin, step_taps = step
+        cut = jax.vmap(lambda o: lax.dynamic_slice(
+            planes, (jnp.zeros_like(o[0]), o[0], o[1]),
+            (planes.shape[0],) + patch))(origin)
+        rows = jnp.einsum("tpa,tnab->tnpb", one_hot(step_taps[0], patch[0]),
+                          cut.astype(dtype),
+                          precision=lax.Precision.HIGHEST)
+        return jnp.sum(rows * one_hot(step_taps[1], patch[1])[:, None],
+                       axis=-1)
+
+    def tiles() -> Array:
+        count = origins[0].shape[0]
+        chunk = max(1, min(count, _TILED_POINTS
+                           // (side * side * planes.shape[0])))
+        steps = -(-count // chunk)
+
+        def in_steps(a: Array) -> Array:
+            # (The last step repeats the last tile.)
+            a = jnp.pad(a, [(0, steps * chunk - count)]
+                        + [(0, 0)] * (a.ndim - 1), mode="edge")
+            return a.reshape((steps, chunk) + a.shape[1:])
+
+        values = lax.map(tile_values, jax.tree.map(
+            in_steps, (jnp.stack(origins, axis=1), taps)))
+        values = values.reshape((steps * chunk,) + values.shape[2:])[:count]
+        total = _from_tiles(values, grid, side)
+        return _finish(total, weights, lost, outside, cval, order, dtype)
+
+    def gathers() -> Array:
+        return jax.vmap(lambda plane: _interpolate_points(
+            plane, points, order, mode, cval, dtype))(planes)
+
+    values = lax.cond(fits, tiles, gathers)
+    values = values.reshape((-1,) + grid)[:, :out_shape[0], :out_shape[1]]
+    return _round_to(values.reshape(c.shape[:-2] + out_shape), out_dtype)
 
 
 def _traced_sizes(sizes: Array) -> list[Array]:
@@ -672,12 +856,15 @@ def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
                    out_shape: tuple[int, ...], order: int, mode: str,
                    prefilter: bool, out_dtype: np.dtype,
                    axes: Sequence[int] | None = None) -> Array:
-    """``x`` interpolated at ``matrix @ o + offset``: concrete CPU input
-    on buckets (:func:`_grid_points`); else a traced matrix (``grad``) is
-    applied in JAX, by a program of its own, and a concrete one through
-    host products (:func:`_affine_terms`).  With ``axes`` (concrete CPU
-    input of more dimensions than ``matrix`` has rows): every plane along
-    ``axes`` is transformed, prefiltered along ``axes`` only."""
+    """``x`` interpolated at ``matrix @ o + offset``: by output tiles
+    where the device's algorithm is the tiles (:func:`_tiling`); else
+    concrete CPU input on buckets (:func:`_grid_points`); else a traced
+    matrix (``grad``) is applied in JAX, by a program of its own, and a
+    concrete one through host products (:func:`_affine_terms`).  With
+    ``axes``: every plane along ``axes`` is transformed, prefiltered along
+    ``axes`` only, where ``x`` is concrete CPU input of more dimensions
+    than ``matrix`` has rows, or a stack of planes for the tiles (``axes``
+    its last two)."""
     if _traced(matrix, offset):
         coordinates = _affine_coordinates(matrix, offset,
                                           out_shape=out_shape)
@@ -687,6 +874,12 @@ def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
     offset = np.asarray(offset, np.float64)
     c, static = _prepared(x, cval, order=order, mode=mode,
                           prefilter=prefilter, out_dtype=out_dtype, axes=axes)
+    planes = axes is None or tuple(axes) == (x.ndim - 2, x.ndim - 1)
+    tiling = _tiling(matrix, order, c.shape[-2:]) if planes else None
+    if tiling is not None:
+        side, patch = tiling
+        return _points_tiled(c, _affine_terms(matrix, offset, out_shape),
+                             cval, side=side, patch=patch, **static)
 
     def transform(c: Array) -> Array:
         if _shape_generic(c, order) and not _traced(cval):
@@ -1236,14 +1429,21 @@ def _run_rotation(plan: RotationPlan, input: Array, matrix: np.ndarray,
                      prefilter=plan.prefilter, out_dtype=plan.out_dtype)
     if plan.ndim == 2:
         return kernel(input, matrix, offset, cval)
-    if concrete_on_cpu(input) and not _traced(matrix, offset, cval):
+    plane = tuple(input.shape[a] for a in plan.axes)
+    tiled = (not _traced(matrix, offset)
+             and _tiling(np.asarray(matrix), plan.order, plane) is not None)
+    if (not tiled and concrete_on_cpu(input)
+            and not _traced(matrix, offset, cval)):
         # Plane by plane on buckets, prefiltered along the plane's axes.
         return kernel(input, matrix, offset, cval, axes=plan.axes)
     planes = jnp.moveaxis(input, plan.axes, (-2, -1))
     batch = planes.shape[:-2]
     planes = planes.reshape((-1,) + planes.shape[-2:])
-    result = jax.vmap(kernel, in_axes=(0, None, None, None))(
-        planes, matrix, offset, cval)
+    if tiled:  # the planes in one call of the tiled kernel
+        result = kernel(planes, matrix, offset, cval, axes=(1, 2))
+    else:
+        result = jax.vmap(kernel, in_axes=(0, None, None, None))(
+            planes, matrix, offset, cval)
     result = result.reshape(batch + result.shape[-2:])
     return jnp.moveaxis(result, (-2, -1), plan.axes)
 
