@@ -44,6 +44,11 @@ ALGORITHMS: dict[str, dict[str, str]] = {
     # neighbours; or per tile of output points, one slice of the input and
     # one-hot matrix products (`_interpolation._points_tiled`).
     "affine interpolation": {"cpu": "gathers", "accelerator": "tiles"},
+    # `distance_transform_edt` (exact-shape kernels), the passes along axes
+    # 1, 2, ...: Maurer's stack along each line (a scan, with a small loop
+    # per position), or each element against those s away along the axis,
+    # s = 1, 2, ... until none farther can be nearer (`_distance`).
+    "euclidean distance": {"cpu": "stack", "accelerator": "shifts"},
 }
 
 _forced: str | None = None

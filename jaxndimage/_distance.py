@@ -31,6 +31,20 @@ Euclidean (`distance_transform_edt`)
     with any sampling the comparisons, and so the ties, round as SciPy's C
     code rounds.
 
+    That scan is many small sequential steps, which a GPU or TPU runs
+    slowly; there (the "shifts" of `_algorithms`) the passes along axes 1,
+    2, ... instead compare every element with the elements ``s`` away
+    along the axis, ``s = 1, 2, ...``: the one at ``-s`` wins when as near
+    as the best so far, the one at ``+s`` when nearer, and the loop stops
+    once ``(s * sampling) ** 2`` exceeds the largest best distance in the
+    array, as no farther element can then be as near.  In exact arithmetic
+    (any input without sampling, where the sums are computed in int32 when
+    they fit, or a sampling of values like 0.5, 1.5 or 2) that is the
+    stack's choice, ties included.  With a sampling whose products round,
+    the two can pick different ones of two elements equally near to within
+    rounding (the stack drops sites by a test that rounds otherwise): the
+    indices differ there, the distances agree to rounding.
+
     Distances are then computed from the features as SciPy computes them
     (``sqrt(sum(((feature - index) * sampling) ** 2))``, summed in axis
     order).
@@ -118,6 +132,7 @@ import numpy as np
 from jax import lax
 
 from jaxndimage import _distributed
+from jaxndimage._algorithms import algorithm
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import (
     bucket_length,
@@ -597,15 +612,111 @@ def _first_features(input: Array) -> list[Array]:
                       for axis in range(1, len(shape))]
 
 
+#: Shifts (each at + and -) one step of :func:`_shifts_pass`'s loop tries.
+_SHIFTS_PER_STEP = 4
+
+
+@cached_jit(static_argnames=("axis", "dtype"))
+def _shifts_pass(previous: list[Array], sampling: Array | None, *,
+                 axis: int, dtype: np.dtype) -> list[Array]:
+    """The Euclidean pass along ``axis`` by shifts, without a loop along
+    the lines.
+
+    ``previous`` are the features along the axes before ``axis`` (-1 along
+    axis 0 where none is found yet), in the array's own layout; returns
+    those along the axes up to ``axis``, as :func:`_walk_pass` does.  Each
+    element ``x`` takes the feature of the element ``x + s`` along ``axis``
+    (one that has a feature) that minimises ``(s * sampling[axis]) ** 2 +
+    r(x + s)``, ``r`` being an element's squared distance to its feature
+    across the line, summed as :func:`_stack_pass` sums it; of equal
+    values, the one with the least ``s``.  The loop compares, for
+    ``s = 1, 2, ...``, the elements at ``+s`` (which win when nearer) and
+    ``-s`` (which win when as near) with the best so far, and stops once
+    ``(s * sampling[axis]) ** 2`` exceeds every element's best: no farther
+    element can then be as near.
+
+    Without sampling the sums are integers, computed in int32 where they
+    cannot overflow.  In exact arithmetic the least value with the least
+    ``s`` is what SciPy's walk picks; with a sampling whose products round,
+    a near tie can go the other way (see the module docstring).
+    """
+    shape = previous[0].shape
+    n = shape[axis]
+    exact = (sampling is None
+             and sum(m * m for m in shape[:axis + 1]) < 2 ** 31)
+    work = np.dtype(np.int32) if exact else np.dtype(dtype)
+    far = jnp.asarray(np.iinfo(np.int32).max if exact else np.inf, work)
+    zero = _traced_zero(sampling)
+
+    def square(s: Array) -> Array:
+        """``(s * sampling[axis]) ** 2``, rounded as :func:`_walk_pass`
+        rounds it."""
+        t = s.astype(work)
+        if sampling is not None:
+            t = t * sampling[axis]
+        return _rounded([t * t], zero)[0]
+
+    # The features and ``r``, with ``n`` elements of no feature before and
+    # after each line: the slice from ``n + s`` along ``axis`` reads, for
+    # each element ``x``, ``x + s``, or no feature past either end (a slice
+    # starting past the padding is clamped into it).
+    widths = [(0, 0)] * len(shape)
+    widths[axis] = (n, n)
+    padded = [jnp.pad(x, widths, constant_values=fill) for x, fill in zip(
+        [*previous, _squared_sum(previous, sampling, work)],
+        [-1] + [0] * len(previous))]
+
+    def at(s: Array) -> tuple[Array, list[Array], Array]:
+        """Whether ``x + s`` has a feature, its features, its value."""
+        *features, r = [lax.dynamic_slice_in_dim(x, n + s, n, axis)
+                        for x in padded]
+        return features[0] >= 0, features, r + square(s)
+
+    site = previous[0] >= 0
+    # Lines without a site are left as they are (found nowhere).
+    lines = jnp.any(site, axis=axis, keepdims=True)
+
+    def more(state):
+        s, best, _, _ = state
+        return (s < n) & (square(s) <= jnp.max(jnp.where(lines, best, 0)))
+
+    def step(state):
+        s, best, shift, chosen = state
+        for k in range(_SHIFTS_PER_STEP):
+            for sign in (1, -1):
+                offset = sign * (s + k)
+                valid, features, value = at(offset)
+                better = valid & ((value < best) if sign > 0
+                                  else (value <= best))
+                best = jnp.where(better, value, best)
+                shift = jnp.where(better, offset, shift)
+                chosen = [jnp.where(better, f, c)
+                          for f, c in zip(features, chosen)]
+        return s + _SHIFTS_PER_STEP, best, shift, chosen
+
+    _, best, shift, chosen = lax.while_loop(more, step, (
+        jnp.int32(1), jnp.where(site, at(jnp.int32(0))[2], far),
+        jnp.zeros(shape, jnp.int32), list(previous)))
+    found = best < far
+    return [*chosen,
+            jnp.where(found, _coordinates(shape, axis) + shift, 0)]
+
+
 def _feature_transform(input: Array, sampling: Array | None,
-                       dtype: np.dtype) -> Array:
-    """Feature transform: ``(ndim,) + shape`` int32.
+                       dtype: np.dtype, method: str) -> Array:
+    """Feature transform: ``(ndim,) + shape`` int32, the passes along axes
+    1, 2, ... by ``method`` ("stack" or "shifts", the family "euclidean
+    distance" of `_algorithms`).
 
     For concrete input each stage is a program of its own, and so is each
     transpose between them (:func:`_moved`).
     """
     features = _first_features(input)
     for axis in range(1, input.ndim):
+        if method == "shifts":
+            features = [*_shifts_pass(features[:axis], sampling, axis=axis,
+                                      dtype=dtype), *features[axis + 1:]]
+            continue
         # SciPy's _VoronoiFT along ``axis``, for every line at once.
         previous = _to_front(features[:axis], axis)
         stack = _stack_pass(previous, sampling, axis=axis, dtype=dtype)
@@ -1893,7 +2004,8 @@ def _run_edt(plan: EuclideanPlan, input: Array, sampling: tuple | None,
     if input.size == 0:
         ft = jnp.zeros((input.ndim,) + shape, jnp.int32)
     else:
-        ft = _feature_transform(input, sampling, dtype)
+        ft = _feature_transform(input, sampling, dtype,
+                                algorithm("euclidean distance"))
     dt = None
     if plan.return_distances:
         dt = (jnp.zeros(shape, dtype) if input.size == 0

@@ -1,7 +1,7 @@
 """Both algorithms of each family in `_algorithms` give SciPy's answers:
 the CPU's and the accelerators' (``as_on``), on numpy and JAX input, in
-one to four dimensions, for every connectivity.  (The per-label
-reductions' are in test_dense_groups.py.)"""
+one to four dimensions, for every connectivity or sampling.  (The
+per-label reductions' are in test_dense_groups.py.)"""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 import scipy.ndimage as ndi
 
 import jaxndimage as jn
+from jaxndimage import _distance
 from jaxndimage._algorithms import ALGORITHMS, algorithm, as_on
 
 KINDS = ["cpu", "accelerator"]
@@ -86,3 +87,96 @@ def test_hole_filling_and_propagation_equal_scipy(kind, shape):
             np.testing.assert_array_equal(
                 jn.binary_propagation(seeds, structure, mask),
                 ndi.binary_propagation(seeds, structure, mask))
+
+
+# Samplings whose products are exact (dyadic), so that both Euclidean
+# algorithms break ties as SciPy does (see `_distance`'s docstring).
+EDT_CASES = [((17,), None), ((9, 10), None), ((9, 10), (1, 1)),
+             ((9, 10), (0.5, 2.0)), ((5, 6, 7), None),
+             ((5, 6, 7), (1.5, 1, 0.25)), ((3, 4, 5, 6), None),
+             ((3, 4, 5, 6), (0.5, 1, 2, 1.5))]
+
+
+@pytest.fixture
+def exact_shape(monkeypatch):
+    """Concrete input through the exact-shape kernels, which run the
+    family's algorithms (a plan's first calls on a CPU run on flat
+    canvases, which have one)."""
+    monkeypatch.setattr(_distance, "_flat_seconds", {})
+    monkeypatch.setattr(_distance, "EXACT_AFTER_S", 0.0)
+
+
+def _edt_masks(shape):
+    """Foreground masks of several densities, one background element, no
+    background and all background."""
+    masks = [_mask(shape, seed, density) for seed, density in
+             enumerate((0.3, 0.8, 0.97))]
+    single = np.ones(shape, bool)
+    single[tuple(n // 3 for n in shape)] = False
+    return masks + [single, np.ones(shape, bool), np.zeros(shape, bool)]
+
+
+@pytest.mark.usefixtures("exact_shape")
+@pytest.mark.parametrize("shape, sampling", EDT_CASES)
+def test_euclidean_distances_and_features_equal_scipy(shape, sampling):
+    masks = _edt_masks(shape)
+    for mask in masks:
+        want = ndi.distance_transform_edt(mask, sampling,
+                                          return_indices=True)
+        results = {}
+        for kind in KINDS:
+            with as_on(kind):
+                results[kind] = jn.distance_transform_edt(
+                    mask, sampling, return_indices=True)
+                got = jn.distance_transform_edt(
+                    jnp.asarray(mask), sampling, return_indices=True)
+            np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+            np.testing.assert_array_equal(got[1], want[1])
+        for got in (results["accelerator"], want):
+            np.testing.assert_array_equal(got[0], results["cpu"][0])
+            np.testing.assert_array_equal(got[1], results["cpu"][1])
+    with as_on("accelerator"):
+        np.testing.assert_array_equal(
+            jn.distance_transform_edt(masks[1], sampling,
+                                      return_distances=False,
+                                      return_indices=True),
+            ndi.distance_transform_edt(masks[1], sampling,
+                                       return_distances=False,
+                                       return_indices=True))
+        np.testing.assert_array_equal(
+            jn.distance_transform_edt(masks[1], sampling),
+            ndi.distance_transform_edt(masks[1], sampling))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_euclidean_under_jit_and_grad_in_the_sampling(kind):
+    mask = _edt_masks((11, 12))[1]
+    sampling = np.array([0.5, 2.0])
+    with as_on(kind):
+        got = jax.jit(lambda a, s: jn.distance_transform_edt(
+            a, s, return_indices=True))(jnp.asarray(mask),
+                                        jnp.asarray(sampling))
+    want = ndi.distance_transform_edt(mask, sampling, return_indices=True)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    np.testing.assert_array_equal(got[1], want[1])
+    # The gradient in the sampling: sum((feature - index)**2 * s / d).
+    with as_on(kind):
+        grad = jax.grad(lambda s: jn.distance_transform_edt(
+            jnp.asarray(mask), s).sum())(jnp.asarray(sampling))
+    offsets = want[1] - np.indices(mask.shape)
+    far = want[0] > 0
+    np.testing.assert_allclose(grad, [
+        np.sum(o[far] ** 2 * s / want[0][far])
+        for o, s in zip(offsets, sampling)], rtol=1e-5)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_euclidean_under_vmap(kind):
+    masks = np.stack(_edt_masks((4, 5, 6)))
+    with as_on(kind):
+        got = jax.vmap(lambda a: jn.distance_transform_edt(
+            a, return_indices=True))(jnp.asarray(masks))
+    for k, mask in enumerate(masks):
+        want = ndi.distance_transform_edt(mask, return_indices=True)
+        np.testing.assert_allclose(got[0][k], want[0], rtol=1e-6)
+        np.testing.assert_array_equal(got[1][k], want[1])
