@@ -468,32 +468,82 @@ _LONGEST_PATCH = 256
 _TILED_POINTS = 2**18
 
 
-def _tiling(matrix: np.ndarray, order: int, sizes: Sequence[int]
-            ) -> tuple[int, tuple[int, int]] | None:
+def _tiling(spans: Callable[[int], Sequence[float]], order: int,
+            sizes: Sequence[int]) -> tuple[int, tuple[int, int]] | None:
     """The tile side and patch shape with which :func:`_points_tiled`
-    interpolates the coefficients of plane shape ``sizes`` on the output
-    grid mapped by the 2-D ``matrix``, or None where the device's
-    algorithm is the gathers or the map stretches tiles too far.
+    interpolates the coefficients of plane shape ``sizes``, where
+    ``spans(side)`` bounds how far the coordinates along each input axis
+    vary over a tile of ``side`` points a side; None where the device's
+    algorithm is the gathers or the points of every tile spread too far.
 
-    Over a tile of ``side`` points a side, the coordinate along input axis
-    ``r`` varies by at most ``(side - 1) * sum(|matrix[r]|)``, so the
-    neighbours its points read span at most that plus ``order + 2``
-    samples (one more for the rounding of the coordinates).  Folding
-    coordinates or indices back into the array at its edges shortens
-    spans, except for the periodic extension ('wrap', 'grid-wrap'), whose
-    tiles across an edge the kernel checks for.
+    The neighbours of a tile's points then span at most that plus
+    ``order + 2`` samples (one more for the rounding of the coordinates).
+    Folding coordinates or indices back into the array at its edges
+    shortens spans, except for the periodic extension ('wrap',
+    'grid-wrap'), whose tiles across an edge the kernel checks for.
     """
-    if (algorithm("affine interpolation") != "tiles" or len(sizes) != 2
-            or matrix.shape != (2, 2)):
+    if algorithm("affine interpolation") != "tiles" or len(sizes) != 2:
         return None
     for side in _TILE_SIDES:
-        patch = tuple(
-            min(int(size), 8 * math.ceil(((side - 1) * np.abs(row).sum()
-                                          + order + 3) / 8))
-            for row, size in zip(matrix, sizes))
+        reach = spans(side)
+        if not np.all(np.isfinite(reach)):
+            continue
+        patch = tuple(min(int(size), 8 * math.ceil((span + order + 3) / 8))
+                      for span, size in zip(reach, sizes))
         if max(patch) <= _LONGEST_PATCH:
             return side, patch
     return None
+
+
+def _affine_tiling(matrix: np.ndarray, order: int, sizes: Sequence[int]
+                   ) -> tuple[int, tuple[int, int]] | None:
+    """:func:`_tiling` of the output grid mapped by a 2-D ``matrix``: over
+    a tile the coordinate along input axis ``r`` varies by at most
+    ``(side - 1) * sum(|matrix[r]|)``."""
+    if matrix.shape != (2, 2):
+        return None
+    return _tiling(lambda side: (side - 1) * np.abs(matrix).sum(axis=1),
+                   order, sizes)
+
+
+@cached_jit(static_argnames=("sides", "order"))
+def _coordinate_spans(coordinates: Array, sizes: Array, *,
+                      sides: tuple[int, ...], order: int) -> Array:
+    """For each of ``sides``, the most the coordinates (``(2,) + grid``)
+    vary along each axis over a tile of that side, taken where they lie
+    within ``order + 2`` of an axis of ``sizes`` (farther out every point
+    reads the same edge neighbours) and ignoring NaN: ``(len(sides),
+    2)``."""
+    spans = []
+    for side in sides:
+        grid = tuple(side * -(-n // side) for n in coordinates.shape[1:])
+        padded = jnp.pad(coordinates, [(0, 0)] + [
+            (0, g - n) for g, n in zip(grid, coordinates.shape[1:])],
+            mode="edge")
+        per_axis = []
+        for axis in range(2):
+            x = jnp.clip(padded[axis], -order - 2,
+                         sizes[axis] + order + 1).reshape(-1)
+            tiles = _as_tiles(x, grid, side)
+            high = jnp.nanmax(tiles, axis=1, initial=-jnp.inf)
+            low = jnp.nanmin(tiles, axis=1, initial=jnp.inf)
+            per_axis.append(jnp.max(jnp.maximum(high - low, 0)))
+        spans.append(jnp.stack(per_axis))
+    return jnp.stack(spans)
+
+
+def _points_tiling(c: Array, coordinates: Array, order: int, npad: int
+                   ) -> tuple[int, tuple[int, int]] | None:
+    """:func:`_tiling` of listed points (``(2,) + grid``, concrete): their
+    spans measured on their device (:func:`_coordinate_spans`)."""
+    if (c.ndim != 2 or coordinates.ndim != 3 or coordinates.size == 0
+            or algorithm("affine interpolation") != "tiles"):
+        return None
+    sizes = np.array(c.shape, np.float32) - 2 * npad
+    spans = np.asarray(_coordinate_spans(
+        coordinates, sizes, sides=_TILE_SIDES, order=order))
+    return _tiling(lambda side: spans[_TILE_SIDES.index(side)], order,
+                   c.shape)
 
 
 def _as_tiles(values: Array, grid: tuple[int, int], side: int) -> Array:
@@ -514,12 +564,13 @@ def _from_tiles(values: Array, grid: tuple[int, int], side: int) -> Array:
 
 
 @cached_jit(static_argnames=_POINTS_STATIC + ("side", "patch"))
-def _points_tiled(c: Array, coordinates: _GridSums, cval: Any, *,
+def _points_tiled(c: Array, coordinates: Array | _GridSums, cval: Any, *,
                   side: int, patch: tuple[int, int], npad: int, order: int,
                   mode: str, dtype: np.dtype, out_dtype: np.dtype) -> Array:
     """Interpolate the planes ``c`` (the last two axes; any leading axes
-    are a stack of planes) on the output grid of ``coordinates``, a tile
-    of ``side`` x ``side`` output points at a time, without gathers.
+    are a stack of planes) at ``coordinates`` (grid sums, or ``(2,) +
+    grid`` coordinates), a tile of ``side`` x ``side`` points of the grid
+    at a time, without gathers.
 
     The neighbours of a tile's points (found and weighted as the gathers
     find them: :func:`_axis_plan`, :func:`_neighbours`) lie in one patch of
@@ -534,15 +585,21 @@ def _points_tiled(c: Array, coordinates: _GridSums, cval: Any, *,
     where SciPy reads it only at its neighbours), the whole call takes the
     gathers (:func:`_interpolate_points`) instead.
     """
-    out_shape = tuple(term.shape[0] for term in coordinates.terms[0])
-    grid = tuple(side * -(-n // side) for n in out_shape)
     # The grid grown to whole tiles repeats its last coordinates, whose
     # neighbours lie in the tiles' spans.
-    terms = tuple(tuple(jnp.pad(term, (0, g - n), mode="edge")
-                        for term, g, n in zip(row, grid, out_shape))
-                  for row in coordinates.terms)
-    points = [p.reshape(-1) + npad
-              for p in _GridSums(coordinates.offset, terms).evaluate()]
+    if isinstance(coordinates, _GridSums):
+        out_shape = tuple(term.shape[0] for term in coordinates.terms[0])
+        grid = tuple(side * -(-n // side) for n in out_shape)
+        terms = tuple(tuple(jnp.pad(term, (0, g - n), mode="edge")
+                            for term, g, n in zip(row, grid, out_shape))
+                      for row in coordinates.terms)
+        points = _GridSums(coordinates.offset, terms).evaluate()
+    else:
+        out_shape = coordinates.shape[1:]
+        grid = tuple(side * -(-n // side) for n in out_shape)
+        points = jnp.pad(coordinates, [(0, 0)] + [
+            (0, g - n) for g, n in zip(grid, out_shape)], mode="edge")
+    points = [points[axis].reshape(-1) + npad for axis in range(2)]
     sizes = c.shape[-2:]
     planes = c.reshape((-1,) + sizes)
     extension = INTERPOLATION[mode].coefficients
@@ -723,6 +780,12 @@ def _points_kernel(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     static = dict(npad=npad, order=order, mode=mode, dtype=dtype,
                   out_dtype=out_dtype)
     coordinates = _as_coordinates(coordinates)
+    if not isinstance(coordinates, _GridSums) and not _traced(coordinates):
+        tiling = _points_tiling(c, coordinates, order, npad)
+        if tiling is not None:
+            side, patch = tiling
+            return _points_tiled(c, coordinates, cval, side=side,
+                                 patch=patch, **static)
     if (isinstance(coordinates, _GridSums) or not _shape_generic(c, order)
             or not concrete_on_cpu(coordinates) or _traced(cval)):
         return _points_exact(c, coordinates, cval, **static)
@@ -875,7 +938,7 @@ def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
     c, static = _prepared(x, cval, order=order, mode=mode,
                           prefilter=prefilter, out_dtype=out_dtype, axes=axes)
     planes = axes is None or tuple(axes) == (x.ndim - 2, x.ndim - 1)
-    tiling = _tiling(matrix, order, c.shape[-2:]) if planes else None
+    tiling = _affine_tiling(matrix, order, c.shape[-2:]) if planes else None
     if tiling is not None:
         side, patch = tiling
         return _points_tiled(c, _affine_terms(matrix, offset, out_shape),
@@ -1431,7 +1494,8 @@ def _run_rotation(plan: RotationPlan, input: Array, matrix: np.ndarray,
         return kernel(input, matrix, offset, cval)
     plane = tuple(input.shape[a] for a in plan.axes)
     tiled = (not _traced(matrix, offset)
-             and _tiling(np.asarray(matrix), plan.order, plane) is not None)
+             and _affine_tiling(np.asarray(matrix), plan.order, plane)
+             is not None)
     if (not tiled and concrete_on_cpu(input)
             and not _traced(matrix, offset, cval)):
         # Plane by plane on buckets, prefiltered along the plane's axes.

@@ -1,5 +1,6 @@
 """The accelerators' algorithm for affine maps of planes (`rotate`,
-`affine_transform` of 2-D input): output tiles interpolated by one-hot
+`affine_transform` of 2-D input) and listed points of 2-D input that lie
+close together (`map_coordinates`): tiles of points interpolated by one-hot
 matrix products (`_interpolation._points_tiled`), run here on the CPU
 through ``as_on("accelerator")``.  It gives SciPy's values to float32
 rounding, and the gathers' where it hands a call to them (a NaN in the
@@ -106,12 +107,12 @@ def test_integer_output_rounds_as_scipy():
 def test_stretching_maps_take_the_gathers():
     matrix = 20 * np.array([[0.8, 0.6], [-0.6, 0.8]])
     with as_on("accelerator"):
-        assert _interpolation._tiling(matrix, 1, (300, 320)) is None
+        assert _interpolation._affine_tiling(matrix, 1, (300, 320)) is None
         # (A patch is at most the whole plane.)
-        assert _interpolation._tiling(matrix, 1, (70, 90)) == (64, (70, 90))
-        assert _interpolation._tiling(matrix / 20, 1, (300, 320)) is not None
+        assert _interpolation._affine_tiling(matrix, 1, (70, 90)) == (64, (70, 90))
+        assert _interpolation._affine_tiling(matrix / 20, 1, (300, 320)) is not None
     with as_on("cpu"):
-        assert _interpolation._tiling(matrix / 20, 1, (300, 320)) is None
+        assert _interpolation._affine_tiling(matrix / 20, 1, (300, 320)) is None
     image = _smooth((300, 320), seed=4)
     tiles, _ = _both(jn.affine_transform, jnp.asarray(image), matrix,
                      order=1)
@@ -166,3 +167,49 @@ def test_tiles_under_jit_vmap_and_grad():
             jnp.asarray(stack[0]))
     np.testing.assert_allclose(gradient, want_gradient, rtol=1e-5,
                                atol=1e-5)
+
+
+def _warp(shape, seed, strength):
+    """Coordinates of a smooth random warp of ``shape``."""
+    rng = np.random.default_rng(seed)
+    grid = np.indices(shape, dtype=np.float32)
+    field = ndi.gaussian_filter(rng.standard_normal((2,) + shape), (0, 6, 6))
+    return grid + strength * field / np.abs(field).max()
+
+
+@pytest.mark.parametrize("mode", ["constant", "nearest", "mirror", "wrap"])
+def test_map_coordinates_of_a_smooth_warp_equals_scipy(mode):
+    image = _smooth((80, 100), seed=7)
+    coordinates = _warp((90, 70), 8, 6.0) * 1.1 - 3
+    with as_on("accelerator"):
+        spans = _interpolation._coordinate_spans(
+            jnp.asarray(coordinates), np.array([80.0, 100.0], np.float32),
+            sides=_interpolation._TILE_SIDES, order=3)
+        assert _interpolation._points_tiling(
+            image, jnp.asarray(coordinates), 3, 0) is not None
+    assert np.all(np.asarray(spans) < 100)
+    for order in (0, 1, 3, 5):
+        want = ndi.map_coordinates(image, coordinates, order=order,
+                                   mode=mode)
+        tiles, gathers = _both(jn.map_coordinates, jnp.asarray(image),
+                               jnp.asarray(coordinates), order=order,
+                               mode=mode)
+        _assert_close(tiles, want)
+
+
+def test_map_coordinates_of_scattered_or_nan_points():
+    image = _smooth((300, 310), seed=9)
+    rng = np.random.default_rng(10)
+    scattered = rng.uniform(-5, 315, (2, 64, 64)).astype(np.float32)
+    with as_on("accelerator"):
+        # Points spread over the whole image: the gathers.
+        assert _interpolation._points_tiling(
+            image, jnp.asarray(scattered), 3, 0) is None
+    warped = _warp((64, 64), 11, 3.0) + 20
+    warped[:, 5, 7] = np.nan
+    for coordinates in (scattered, warped):
+        want = ndi.map_coordinates(image, coordinates, order=3)
+        tiles, _ = _both(jn.map_coordinates, jnp.asarray(image),
+                         jnp.asarray(coordinates), order=3)
+        np.testing.assert_array_equal(np.isnan(tiles), np.isnan(want))
+        _assert_close(np.nan_to_num(tiles), np.nan_to_num(want))
