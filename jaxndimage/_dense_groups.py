@@ -36,10 +36,11 @@ value exactly.
 Extremes
 --------
 A segment minimum or maximum is a scatter too.  Here each chunk of points
-is compared with every group (a ``points x groups`` mask, on the vector
-unit) and reduced over its points; the chunks' results are reduced in
-turn.  Minima and maxima select a point's value exactly; NaN orders
-above every number, as in SciPy's sorted selection.
+is compared with every group (a ``groups x points`` mask, on the vector
+unit, the groups padded to a multiple of 8 rows only) and reduced over its
+points; the chunks' results are reduced in turn.  Minima and maxima
+select a point's value exactly; NaN orders above every number, as in
+SciPy's sorted selection.
 
 Used where `_algorithms` chooses "dense" per-label reductions (not on a
 CPU, where XLA's scatter is faster and keeps SciPy's summation order for
@@ -69,6 +70,10 @@ _CHUNK_ENTRIES = 1 << 23
 
 #: Groups are padded to a multiple of the matrix unit's width.
 _LANES = 128
+
+#: Comparisons put the groups along the rows of a vector register, whose
+#: number they are padded to a multiple of.
+_SUBLANES = 8
 
 
 def preferred(groups: int) -> bool:
@@ -101,13 +106,13 @@ class _Chunks(NamedTuple):
                 & inside[:, None]).astype(dtype)
 
 
-def _chunks(segments: jax.Array, keys: jax.Array,
-            *columns: jax.Array) -> _Chunks:
+def _chunks(segments: jax.Array, keys: jax.Array, *columns: jax.Array,
+            multiple: int = _LANES) -> _Chunks:
     """``segments`` (each point's key) and ``columns`` (each ``(..., n)``)
     in chunks whose one-hot matrices have at most `_CHUNK_ENTRIES`
-    entries."""
+    entries, the groups padded to a ``multiple``."""
     groups = keys.shape[0]
-    width = -(-groups // _LANES) * _LANES
+    width = -(-groups // multiple) * multiple
     points = segments.shape[0]
     length = max(_LANES, min(_CHUNK_ENTRIES // width,
                              1 << max(points - 1, 0).bit_length()))
@@ -261,21 +266,24 @@ def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,
         targets = jnp.zeros(keys.shape, np.int8)
     else:
         values, targets = where_equal
-    chunks = _chunks(segments, keys, columns.T, values)
+    # The groups along the first axis of the comparisons and the points
+    # along the last: a few groups are padded to a few rows, not to a
+    # whole width of lanes.
+    chunks = _chunks(segments, keys, columns.T, values, multiple=_SUBLANES)
     targets = jnp.pad(targets, (0, chunks.keys.shape[0] - keys.shape[0]))
 
     def better(state, chunk):
         segment, inside, rows, value = chunk
-        member = (chunks.onehot(segment, inside, bool)
-                  & (value[:, None] == targets[None, :]))
+        member = ((segment[None, :] == chunks.keys[:, None])
+                  & inside[None, :] & (value[None, :] == targets[:, None]))
         found = []
         for best, nan, number, row in zip(*state, rows):
-            missing = jnp.isnan(row)[:, None]
-            here = reduce(jnp.where(member & ~missing, row[:, None], fill),
-                          axis=0)
+            missing = jnp.isnan(row)[None, :]
+            here = reduce(jnp.where(member & ~missing, row[None, :], fill),
+                          axis=1)
             found.append((reduce(jnp.stack([best, here]), axis=0),
-                          nan | jnp.any(member & missing, axis=0),
-                          number | jnp.any(member & ~missing, axis=0)))
+                          nan | jnp.any(member & missing, axis=1),
+                          number | jnp.any(member & ~missing, axis=1)))
         return tuple(zip(*found)), None
 
     k, width = columns.shape[1], chunks.keys.shape[0]
