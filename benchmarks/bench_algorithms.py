@@ -11,7 +11,7 @@ and warm, against SciPy with numpy input, on images of three kinds:
 large features), ``spots`` (a finer image: hundreds of features) and
 ``maze`` (a thresholded image of fine noise: thousands of winding
 features, the worst case of propagation); the Euclidean distance
-transform of each thresholded image.  Each row says whether both
+transform of each thresholded image, and affine maps of the image.  Each row says whether both
 algorithms gave SciPy's answer (exactly, or for sums within 1e-5 of the
 result's range).  The table in ``_algorithms`` is chosen from these rows.
 """
@@ -19,6 +19,7 @@ result's range).  The table in ``_algorithms`` is chosen from these rows.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -35,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 import jaxndimage as jn  # noqa: E402
 from jaxndimage import _distance  # noqa: E402
 from jaxndimage._algorithms import as_on  # noqa: E402
+from jaxndimage._catalogue import CALLS as CATALOGUE  # noqa: E402
 from jaxndimage._catalogue import difference  # noqa: E402
 from jaxndimage._timing import block, first_call, interleaved, median  # noqa: E402
 
@@ -64,6 +66,15 @@ CALLS = {
             a, 0.0, 1.0, 16, lab, i)),
         ("find_objects", lambda m, a, b, lab, i: m.find_objects(lab)),
     ],
+    # (the calls of bench_accelerator's catalogue; map_coordinates with
+    # its coordinates formed once)
+    "affine interpolation": [
+        ("rotate", lambda m, a, b, lab, i: CATALOGUE["rotate"].run(m, a)),
+        ("affine_transform", lambda m, a, b, lab, i:
+            CATALOGUE["affine_transform"].run(m, a)),
+        ("map_coordinates", lambda m, a, b, lab, i: m.map_coordinates(
+            a, _zoomed(m, a.shape))),
+    ],
     "euclidean distance": [
         ("distance_transform_edt", lambda m, a, b, lab, i:
             m.distance_transform_edt(b)),
@@ -71,6 +82,14 @@ CALLS = {
             m.distance_transform_edt(b, return_indices=True)),
     ],
 }
+
+
+@functools.cache
+def _zoomed(module: Any, shape: tuple[int, ...]) -> Any:
+    """Coordinates of a zoom by 0.93 over ``shape``, formed once per
+    module (on the device for jaxndimage, as the image is)."""
+    coordinates = np.indices(shape, dtype=np.float32) * 0.93 + 2.1
+    return coordinates if module is ndi else jax.device_put(coordinates)
 
 
 def _image(size: int, smoothing: float) -> dict[str, np.ndarray]:
