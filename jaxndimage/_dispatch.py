@@ -477,7 +477,8 @@ def ndimage_function(*array_params: str,
             # or on the device that jaxndimage.devices accelerates them on,
             # in its arithmetic; arrays in accelerator memory compute on
             # their own device.
-            accelerator = None if on_device else devices.accelerator()
+            accelerator = (None if on_device
+                           else devices.accelerator_for(given.values()))
             # On a device without 64-bit floats host input computes as JAX
             # input does there, with JAX's 64-bit types off: a TPU emulates
             # them, slowly to compile and not exactly.

@@ -25,6 +25,10 @@ type, in the dtype SciPy returns (a function declares the results SciPy
 gives in 64 bits whatever the input, ``ndimage_function(results_64=)``),
 within the tolerance the README states for float32.
 
+A call whose host input is small (fewer elements than its platform's
+`ACCELERATED_FROM`) computes on the host even under the switch, in
+SciPy's arithmetic: sending it would cost more than computing it.
+
 The device's dtype limits are one table, `NATIVE_64_BITS`; a JAX array of a
 dtype its device cannot compute is refused with a TypeError before
 anything compiles (:func:`check_dtypes`).
@@ -35,14 +39,14 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import jax
 import numpy as np
 
-__all__ = ["accelerated", "accelerator", "host_device", "resolve",
-           "set_device"]
+__all__ = ["accelerated", "accelerator", "accelerator_for", "host_device",
+           "resolve", "set_device"]
 
 #: Whether a platform computes float64 and complex128 natively.  Where it
 #: does not (a TPU), host input computes with 32-bit types under the
@@ -84,6 +88,24 @@ def accelerator() -> jax.Device | None:
     in SciPy's arithmetic)."""
     device = _ACCELERATOR.get()
     return device if device is not None else _PROCESS_ACCELERATOR[0]
+
+
+#: The fewest elements of host input (a call's arrays together) that a
+#: platform computes under the switch: a smaller call computes on the
+#: host's CPU, where the transfers and the device's call would cost more
+#: than the computation (``benchmarks/bench_switch_sizes.py``).
+ACCELERATED_FROM: dict[str, int] = {}
+
+
+def accelerator_for(arrays: Iterable[Any]) -> jax.Device | None:
+    """The device the host ``arrays`` of one call compute on:
+    :func:`accelerator`, or None (the host) where they hold fewer elements
+    than its platform's `ACCELERATED_FROM`."""
+    device = accelerator()
+    if device is None:
+        return None
+    size = sum(int(np.size(a)) for a in arrays)
+    return device if size >= ACCELERATED_FROM.get(device.platform, 0) else None
 
 
 @contextlib.contextmanager

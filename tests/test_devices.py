@@ -77,6 +77,26 @@ def test_switch_computes_in_float32_and_returns_scipys_dtype(like_a_tpu,
         assert not np.array_equal(got, expected)
 
 
+def test_small_host_input_stays_on_the_host_under_the_switch(like_a_tpu,
+                                                            monkeypatch):
+    # Below the platform's ACCELERATED_FROM (the arrays' elements
+    # together) a call computes on the host in SciPy's arithmetic: its
+    # bits; from it on, on the device in float32.
+    monkeypatch.setitem(devices.ACCELERATED_FROM, like_a_tpu.platform,
+                        IMAGE.size)
+    small = IMAGE[:, :-1]
+    with devices.accelerated(like_a_tpu):
+        assert devices.accelerator_for([small]) is None
+        assert devices.accelerator_for([IMAGE]) == like_a_tpu
+        assert devices.accelerator_for([small, small[:2]]) == like_a_tpu
+        on_host = jn.gaussian_filter(small, 2.0)
+        on_device = jn.gaussian_filter(IMAGE, 2.0)
+    np.testing.assert_array_equal(on_host, ndi.gaussian_filter(small, 2.0))
+    expected = ndi.gaussian_filter(IMAGE, 2.0)
+    assert not np.array_equal(on_device, expected)
+    _close(on_device, expected)
+
+
 def test_switch_keeps_complex_results_complex128(like_a_tpu):
     image = IMAGE + 1j * IMAGE[::-1]
     with devices.accelerated(like_a_tpu):
