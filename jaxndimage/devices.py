@@ -93,8 +93,11 @@ def accelerator() -> jax.Device | None:
 #: The fewest elements of host input (a call's arrays together) that a
 #: platform computes under the switch: a smaller call computes on the
 #: host's CPU, where the transfers and the device's call would cost more
-#: than the computation (``benchmarks/bench_switch_sizes.py``).
-ACCELERATED_FROM: dict[str, int] = {}
+#: than the computation.  A TPU: a call costs about 1.5 ms there whatever
+#: its size, so at 256² cheap filters run faster on the host and at 512²
+#: nearly everything runs faster on the chip
+#: (``benchmarks/results/switch-sizes-tpu-v5e.json``).
+ACCELERATED_FROM: dict[str, int] = {"tpu": 2 ** 17}
 
 
 def accelerator_for(arrays: Iterable[Any]) -> jax.Device | None:
