@@ -40,9 +40,10 @@ ALGORITHMS: dict[str, dict[str, str]] = {
     # indices propagated along runs (`_propagation`).
     "label": {"cpu": "union-find", "accelerator": "propagation"},
     # Affine maps of planes (`affine_transform` of 2-D input with a
-    # concrete matrix, `rotate`): per output point, gathers of the
-    # neighbours; or per tile of output points, one slice of the input and
-    # one-hot matrix products (`_interpolation._points_tiled`).
+    # concrete matrix, `rotate`) and concrete points of 2-D input that lie
+    # close together (`map_coordinates`, `geometric_transform`): per point,
+    # gathers of the neighbours; or per tile of points, one slice of the
+    # input and one-hot matrix products (`_interpolation._points_tiled`).
     "affine interpolation": {"cpu": "gathers", "accelerator": "tiles"},
     # `distance_transform_edt` (exact-shape kernels), the passes along axes
     # 1, 2, ...: Maurer's stack along each line (a scan, with a small loop

@@ -15,10 +15,13 @@ allows it.  ``shift``, ``zoom`` and diagonal ``affine_transform`` map each
 axis on its own, so they interpolate one axis after the other instead.
 
 On accelerators, which serialise gathers, affine maps of planes with a
-concrete matrix (``rotate``, 2-D ``affine_transform``) interpolate a tile
-of output points at a time by matrix products instead
-(:func:`_points_tiled`, the "tiles" of `_algorithms`): the same
-neighbours and weights, read from one patch of the input per tile.
+concrete matrix (``rotate``, 2-D ``affine_transform``), and concrete
+coordinates into a plane whose tiles of points lie close together
+(``map_coordinates``, ``geometric_transform``; their spread is measured
+on the device first, :func:`_points_tiling`), interpolate a tile of
+points at a time by matrix products instead (:func:`_points_tiled`, the
+"tiles" of `_algorithms`): the same neighbours and weights, read from one
+patch of the input per tile.
 
 Integer outputs are rounded half away from zero and clipped to the dtype's
 range, as SciPy's interpolation does (unlike its filters, which truncate).
