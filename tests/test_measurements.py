@@ -234,6 +234,28 @@ def test_find_objects_and_value_indices_equal_scipy():
         jnd.value_indices(IMAGE.astype(float))
 
 
+@pytest.mark.parametrize("shape", [(300,), (60, 70), (16, 20, 60),
+                                   (5, 6, 7, 64)])
+def test_find_objects_of_blobs_and_of_noise_in_every_rank(shape):
+    # Blobs: host labels take the boxes of their runs; noise (about a run
+    # per point) the segment reductions.  Both give SciPy's boxes, for
+    # max_label below, at and above the largest label.
+    from jaxndimage._measurements import _objects
+
+    rng = np.random.default_rng(len(shape))
+    blobs = ndi.label(ndi.gaussian_filter(rng.random(shape), 4) > 0.5)[0]
+    noise = rng.integers(-1, 40, shape).astype(np.int16)
+    assert _objects._boxes_of_runs(blobs, int(blobs.max())) is not None
+    assert _objects._boxes_of_runs(noise, 40) is None
+    for labels in (blobs, noise):
+        count = int(labels.max())
+        for max_label in (0, count // 2, count + 3):
+            assert (jnd.find_objects(labels, max_label)
+                    == ndi.find_objects(labels, max_label))
+        assert (jnd.find_objects(labels.astype(np.uint8))
+                == ndi.find_objects(labels.astype(np.uint8)))
+
+
 def test_watershed_ift_equals_scipy_and_checks_its_arguments():
     image = (IMAGE * 25).astype(np.uint8)
     markers = np.zeros(IMAGE.shape, np.int16)
