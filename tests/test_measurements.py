@@ -256,6 +256,23 @@ def test_find_objects_of_blobs_and_of_noise_in_every_rank(shape):
                 == ndi.find_objects(labels.astype(np.uint8)))
 
 
+@pytest.mark.parametrize("spread", [100, 2**16 - 1, 2**16, 2**20])
+def test_value_indices_of_wide_integers_equal_scipy(spread):
+    # Host values of 32 or 64 bits within a range of 2**16 are sorted as
+    # uint16 offsets (a radix sort); wider ranges as themselves.
+    rng = np.random.default_rng(spread)
+    values = rng.integers(-3, 9, (40, 50)).astype(np.int64) * 7 - 40000
+    values[0, 0], values[-1, -1] = -40021, -40021 + spread
+    for dtype in (np.int32, np.int64):
+        ours = jnd.value_indices(values.astype(dtype), ignore_value=-40000)
+        theirs = ndi.value_indices(values.astype(dtype), ignore_value=-40000)
+        assert list(ours) == list(theirs)
+        for key in theirs:
+            for a, b in zip(ours[key], theirs[key]):
+                np.testing.assert_array_equal(a, b)
+                assert a.dtype == b.dtype
+
+
 def test_watershed_ift_equals_scipy_and_checks_its_arguments():
     image = (IMAGE * 25).astype(np.uint8)
     markers = np.zeros(IMAGE.shape, np.int16)
