@@ -519,10 +519,7 @@ def _coordinate_spans(coordinates: Array, sizes: Array, *,
     2)``."""
     spans = []
     for side in sides:
-        grid = tuple(side * -(-n // side) for n in coordinates.shape[1:])
-        padded = jnp.pad(coordinates, [(0, 0)] + [
-            (0, g - n) for g, n in zip(grid, coordinates.shape[1:])],
-            mode="edge")
+        padded, grid = _grown_to_tiles(coordinates, side)
         per_axis = []
         for axis in range(2):
             x = jnp.clip(padded[axis], -order - 2,
@@ -547,6 +544,22 @@ def _points_tiling(c: Array, coordinates: Array, order: int, npad: int
         coordinates, sizes, sides=_TILE_SIDES, order=order))
     return _tiling(lambda side: spans[_TILE_SIDES.index(side)], order,
                    c.shape)
+
+
+def _whole_tiles(shape: Sequence[int], side: int) -> tuple[int, ...]:
+    """``shape`` grown to whole tiles of ``side``."""
+    return tuple(side * -(-n // side) for n in shape)
+
+
+def _grown_to_tiles(coordinates: Array, side: int
+                    ) -> tuple[Array, tuple[int, ...]]:
+    """``(2,) + grid`` coordinates over the grid grown to whole tiles of
+    ``side`` (:func:`_whole_tiles`), the last ones repeated: their
+    neighbours lie in the tiles' spans.  Returns the grown grid too."""
+    grid = _whole_tiles(coordinates.shape[1:], side)
+    widths = [(0, 0)] + [(0, g - n) for g, n in zip(grid,
+                                                   coordinates.shape[1:])]
+    return jnp.pad(coordinates, widths, mode="edge"), grid
 
 
 def _as_tiles(values: Array, grid: tuple[int, int], side: int) -> Array:
@@ -588,20 +601,17 @@ def _points_tiled(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     where SciPy reads it only at its neighbours), the whole call takes the
     gathers (:func:`_interpolate_points`) instead.
     """
-    # The grid grown to whole tiles repeats its last coordinates, whose
-    # neighbours lie in the tiles' spans.
     if isinstance(coordinates, _GridSums):
+        # The grid grown as :func:`_grown_to_tiles` grows coordinates.
         out_shape = tuple(term.shape[0] for term in coordinates.terms[0])
-        grid = tuple(side * -(-n // side) for n in out_shape)
+        grid = _whole_tiles(out_shape, side)
         terms = tuple(tuple(jnp.pad(term, (0, g - n), mode="edge")
                             for term, g, n in zip(row, grid, out_shape))
                       for row in coordinates.terms)
         points = _GridSums(coordinates.offset, terms).evaluate()
     else:
         out_shape = coordinates.shape[1:]
-        grid = tuple(side * -(-n // side) for n in out_shape)
-        points = jnp.pad(coordinates, [(0, 0)] + [
-            (0, g - n) for g, n in zip(grid, out_shape)], mode="edge")
+        points, grid = _grown_to_tiles(coordinates, side)
     points = [points[axis].reshape(-1) + npad for axis in range(2)]
     sizes = c.shape[-2:]
     planes = c.reshape((-1,) + sizes)
