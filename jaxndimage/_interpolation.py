@@ -933,7 +933,7 @@ def _affine_kernel(x: Array, matrix: Array, offset: Array, cval: Any, *,
                    prefilter: bool, out_dtype: np.dtype,
                    axes: Sequence[int] | None = None) -> Array:
     """``x`` interpolated at ``matrix @ o + offset``: by output tiles
-    where the device's algorithm is the tiles (:func:`_tiling`); else
+    where the device's algorithm is the tiles (:func:`_affine_tiling`); else
     concrete CPU input on buckets (:func:`_grid_points`); else a traced
     matrix (``grad``) is applied in JAX, by a program of its own, and a
     concrete one through host products (:func:`_affine_terms`).  With
@@ -1505,6 +1505,8 @@ def _run_rotation(plan: RotationPlan, input: Array, matrix: np.ndarray,
                      prefilter=plan.prefilter, out_dtype=plan.out_dtype)
     if plan.ndim == 2:
         return kernel(input, matrix, offset, cval)
+    # (A rotation's patches span at most 97 samples, so the kernel takes
+    # the tiles whatever the padding of the coefficients.)
     plane = tuple(input.shape[a] for a in plan.axes)
     tiled = (not _traced(matrix, offset)
              and _affine_tiling(np.asarray(matrix), plan.order, plane)
