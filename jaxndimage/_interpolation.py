@@ -1505,7 +1505,7 @@ def _run_rotation(plan: RotationPlan, input: Array, matrix: np.ndarray,
                      prefilter=plan.prefilter, out_dtype=plan.out_dtype)
     if plan.ndim == 2:
         return kernel(input, matrix, offset, cval)
-    # (A rotation's patches span at most 97 samples, so the kernel takes
+    # (A rotation's patches span at most 104 samples, so the kernel takes
     # the tiles whatever the padding of the coefficients.)
     plane = tuple(input.shape[a] for a in plan.axes)
     tiled = (not _traced(matrix, offset)
