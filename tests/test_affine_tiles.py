@@ -97,6 +97,18 @@ def test_affine_transform_with_shear_and_output_shape_equals_scipy():
         _assert_close(tiles, want)
 
 
+def test_without_prefilter_and_into_an_output_dtype():
+    image = (_smooth((64, 48), seed=12) * 200).astype(np.uint8)
+    for order in (2, 3, 5):
+        want = ndi.rotate(image, 23, order=order, prefilter=False,
+                          output=np.float32, mode="reflect")
+        tiles, gathers = _both(jn.rotate, jnp.asarray(image), 23, order=order,
+                               prefilter=False, output=np.float32,
+                               mode="reflect")
+        _assert_close(tiles, want)
+        _assert_close(tiles, gathers)
+
+
 def test_integer_output_rounds_as_scipy():
     image = (_smooth((64, 48), seed=3) * 800).astype(np.uint8)
     want = ndi.rotate(image, 47, order=3)
