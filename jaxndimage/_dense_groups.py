@@ -75,6 +75,12 @@ _LANES = 128
 #: number they are padded to a multiple of.
 _SUBLANES = 8
 
+#: The most points of one chunk: the steps a chunk of 128 groups' width
+#: takes.  Chunks of 2**20 points (8 groups' rows) compiled in 5-12 s on a
+#: TPU v5e where 2**16 took under 2 s
+#: (``benchmarks/results/accelerator-tpu-v5e.json``, first calls).
+_LONGEST_CHUNK = _CHUNK_ENTRIES // _LANES
+
 
 def preferred(groups: int) -> bool:
     """Whether per-group reductions into ``groups`` groups take the dense
@@ -109,12 +115,13 @@ class _Chunks(NamedTuple):
 def _chunks(segments: jax.Array, keys: jax.Array, *columns: jax.Array,
             multiple: int = _LANES) -> _Chunks:
     """``segments`` (each point's key) and ``columns`` (each ``(..., n)``)
-    in chunks whose one-hot matrices have at most `_CHUNK_ENTRIES`
-    entries, the groups padded to a ``multiple``."""
+    in chunks of at most `_LONGEST_CHUNK` points whose one-hot matrices
+    have at most `_CHUNK_ENTRIES` entries, the groups padded to a
+    ``multiple``."""
     groups = keys.shape[0]
     width = -(-groups // multiple) * multiple
     points = segments.shape[0]
-    length = max(_LANES, min(_CHUNK_ENTRIES // width,
+    length = max(_LANES, min(_CHUNK_ENTRIES // width, _LONGEST_CHUNK,
                              1 << max(points - 1, 0).bit_length()))
     padding = -points % length
 
