@@ -35,10 +35,11 @@ value exactly.
 
 Extremes
 --------
-A segment minimum or maximum is a scatter too.  Here each chunk of points
-is compared with every group (a ``groups x points`` mask, on the vector
-unit, the groups padded to a multiple of 8 rows only) and reduced over its
-points; the chunks' results are reduced in turn.  Minima and maxima
+A segment minimum or maximum is a scatter too.  Here every point is
+compared with every group (a ``groups x points`` mask, on the vector unit,
+the groups padded to a multiple of 8 rows only, produced inside the
+reduction over the points and never stored).  The work grows with points
+times groups, as the products' does.  Minima and maxima
 select a point's value exactly; NaN orders above every number, as in
 SciPy's sorted selection.
 
@@ -75,12 +76,6 @@ _LANES = 128
 #: number they are padded to a multiple of.
 _SUBLANES = 8
 
-#: The most points of one chunk: the steps a chunk of 128 groups' width
-#: takes.  Chunks of 2**20 points (8 groups' rows) compiled in 5-12 s on a
-#: TPU v5e where 2**16 took under 2 s
-#: (``benchmarks/results/accelerator-tpu-v5e.json``, first calls).
-_LONGEST_CHUNK = _CHUNK_ENTRIES // _LANES
-
 
 def preferred(groups: int) -> bool:
     """Whether per-group reductions into ``groups`` groups take the dense
@@ -112,16 +107,15 @@ class _Chunks(NamedTuple):
                 & inside[:, None]).astype(dtype)
 
 
-def _chunks(segments: jax.Array, keys: jax.Array, *columns: jax.Array,
-            multiple: int = _LANES) -> _Chunks:
+def _chunks(segments: jax.Array, keys: jax.Array, *columns: jax.Array
+            ) -> _Chunks:
     """``segments`` (each point's key) and ``columns`` (each ``(..., n)``)
-    in chunks of at most `_LONGEST_CHUNK` points whose one-hot matrices
-    have at most `_CHUNK_ENTRIES` entries, the groups padded to a
-    ``multiple``."""
+    in chunks whose one-hot matrices have at most `_CHUNK_ENTRIES`
+    entries, the groups padded to whole lanes."""
     groups = keys.shape[0]
-    width = -(-groups // multiple) * multiple
+    width = -(-groups // _LANES) * _LANES
     points = segments.shape[0]
-    length = max(_LANES, min(_CHUNK_ENTRIES // width, _LONGEST_CHUNK,
+    length = max(_LANES, min(_CHUNK_ENTRIES // width,
                              1 << max(points - 1, 0).bit_length()))
     padding = -points % length
 
@@ -268,37 +262,28 @@ def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,
         info = np.iinfo(dtype)
         fill = np.array(info.min if find_max else info.max, dtype)
     reduce = jnp.max if find_max else jnp.min
-    if where_equal is None:
-        values = jnp.zeros(segments.shape, np.int8)
-        targets = jnp.zeros(keys.shape, np.int8)
-    else:
-        values, targets = where_equal
     # The groups along the first axis of the comparisons and the points
     # along the last: a few groups are padded to a few rows, not to a
-    # whole width of lanes.
-    chunks = _chunks(segments, keys, columns.T, values, multiple=_SUBLANES)
-    targets = jnp.pad(targets, (0, chunks.keys.shape[0] - keys.shape[0]))
-
-    def better(state, chunk):
-        segment, inside, rows, value = chunk
-        member = ((segment[None, :] == chunks.keys[:, None])
-                  & inside[None, :] & (value[None, :] == targets[:, None]))
-        found = []
-        for best, nan, number, row in zip(*state, rows):
-            missing = jnp.isnan(row)[None, :]
-            here = reduce(jnp.where(member & ~missing, row[None, :], fill),
-                          axis=1)
-            found.append((reduce(jnp.stack([best, here]), axis=0),
-                          nan | jnp.any(member & missing, axis=1),
-                          number | jnp.any(member & ~missing, axis=1)))
-        return tuple(zip(*found)), None
-
-    k, width = columns.shape[1], chunks.keys.shape[0]
-    start = ((jnp.full((width,), fill),) * k,
-             (jnp.zeros((width,), bool),) * k,
-             (jnp.zeros((width,), bool),) * k)
-    best, nan, number = (jnp.stack(part, axis=1) for part in lax.scan(
-        better, start, (chunks.segments, chunks.inside) + chunks.columns)[0])
-    if dtype.kind == "f":
-        best = jnp.where(nan & (find_max | ~number), np.nan, best)
-    return best[:keys.shape[0]]
+    # whole width of lanes.  The comparisons are produced inside each
+    # reduction (XLA fuses them into it), so the groups x points mask is
+    # never stored and no loop over chunks is compiled.
+    width = -(-keys.shape[0] // _SUBLANES) * _SUBLANES
+    member = segments[None, :] == jnp.pad(keys, (0, width - keys.shape[0]),
+                                          mode="edge")[:, None]
+    if where_equal is not None:
+        values, targets = where_equal
+        targets = jnp.pad(targets, (0, width - keys.shape[0]))
+        member = member & (values[None, :] == targets[:, None])
+    found = []
+    for row in columns.T:
+        if dtype.kind != "f":
+            found.append(reduce(jnp.where(member, row[None, :], fill),
+                                axis=1))
+            continue
+        missing = jnp.isnan(row)[None, :]
+        best = reduce(jnp.where(member & ~missing, row[None, :], fill),
+                      axis=1)
+        nan = jnp.any(member & missing, axis=1)
+        number = jnp.any(member & ~missing, axis=1)
+        found.append(jnp.where(nan & (find_max | ~number), np.nan, best))
+    return jnp.stack(found, axis=1)[:keys.shape[0]]
