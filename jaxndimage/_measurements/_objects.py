@@ -34,7 +34,12 @@ from jaxndimage._dispatch import as_array
 from jaxndimage._measurements._dispatch import MeasurementPlan, _measurement
 from jaxndimage._measurements._groups import _SPREAD
 from jaxndimage._measurements._over_blocks import _find_objects_over_blocks
-from jaxndimage._measurements._results import _host, _is_traced, _like
+from jaxndimage._measurements._results import (
+    _host,
+    _hosts,
+    _is_traced,
+    _like,
+)
 from jaxndimage._plans import Planned
 
 
@@ -85,23 +90,23 @@ def _bounding_boxes_flat(flat: jax.Array, shape: jax.Array,
 
 def _dense_bounding_boxes(labels: jax.Array, count: int):
     """:func:`_bounding_boxes` as one pass of `_dense_groups`' minima over
-    the coordinates and their negatives (whose minima are the maxima)."""
+    the coordinates and their negatives (whose minima are the maxima); a
+    label occurs where its least first coordinate is not the identity."""
     position = jnp.arange(labels.size, dtype=np.int32)
-    grids = jnp.unravel_index(position, labels.shape) if labels.ndim else ()
-    columns = jnp.stack(list(grids) + [-g for g in grids] + [position],
-                        axis=-1).astype(np.int32)
+    grids = list(jnp.unravel_index(position, labels.shape))
+    columns = jnp.stack(grids + [-g for g in grids], axis=-1).astype(np.int32)
     common = jnp.result_type(labels.dtype, np.int32)
     keys = jnp.arange(1, count + 1, dtype=common)
     least = dense_groups.group_extremes(columns, labels.ravel().astype(common),
                                         keys, False)
     ndim = len(grids)
-    present = least[:, -1] < np.iinfo(np.int32).max
-    return least[:, :ndim], -least[:, ndim:2 * ndim], present
+    present = least[:, 0] < np.iinfo(np.int32).max
+    return least[:, :ndim], -least[:, ndim:], present
 
 
 def _boxes_as_slices(result, bound):
     why = "the length of its list depends on the labels"
-    low, high, present = (_host(x, "find_objects", why) for x in result)
+    low, high, present = _hosts(result, "find_objects", why)
     return [tuple(map(slice, starts, stops)) if here else None
             for starts, stops, here in zip(low.tolist(), (high + 1).tolist(),
                                            present.tolist())]
@@ -300,9 +305,9 @@ def _indices_dict(result, bound):
     order, ordered, starts = result
     template = order
     shape = np.shape(bound.arguments["arr"])
-    order = _host(order, "value_indices", "")
-    ordered = _host(ordered, "value_indices", "")
-    starts = np.flatnonzero(_host(starts, "value_indices", ""))
+    order, ordered, starts = _hosts((order, ordered, starts),
+                                    "value_indices", "")
+    starts = np.flatnonzero(starts)
     ends = np.append(starts[1:], ordered.size)
     numpy_caller = isinstance(template, np.ndarray)
     ignore = bound.arguments.get("ignore_value")

@@ -36,6 +36,16 @@ def _host(value: Any, function: str, why: str) -> np.ndarray:
     return as_numpy(value)
 
 
+def _hosts(values: tuple, function: str, why: str
+           ) -> tuple[np.ndarray, ...]:
+    """:func:`_host` of several result arrays, their copies to the host
+    started together (one wait on an accelerator, not one per array)."""
+    for value in values:
+        if is_jax_array(value) and not _is_traced(value):
+            value.copy_to_host_async()
+    return tuple(_host(value, function, why) for value in values)
+
+
 def _like(template: Any, values: Any) -> Any:
     """numpy ``values`` (an array, or a tuple, list or dict of them) as
     arrays of the same library as ``template``: for JAX, on its device,
