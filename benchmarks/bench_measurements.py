@@ -1,18 +1,22 @@
 """Measurements, jaxndimage against SciPy on this machine.
 
-Run ``python benchmarks/bench_measurements.py``.  A 2048x2048 image of
-about 1 269 blobs (thresholded smoothed noise) is labelled, and the labels
-measured with every label as the index; `value_indices` of the labels,
-and `watershed_ift` of the image's levels from 64 markers on a grid.
-Both sides take numpy in and give SciPy's results out (jaxndimage's
-conversions are inside the timing).  Calls alternate between the two
-libraries, after one warm-up call each (which compiles the JAX program);
-the table reports the median time of each and SciPy's time over ours.  Results go to
-``benchmarks/results/measurements.json``.
+Run ``python benchmarks/bench_measurements.py [--device-arrays] [--out
+FILE]``.  A 2048x2048 image of about 1 269 blobs (thresholded smoothed
+noise) is labelled, and the labels measured with every label as the
+index; `value_indices` of the labels, and `watershed_ift` of the image's
+levels from 64 markers on a grid.  By default both sides take numpy in and
+give SciPy's results out (jaxndimage's conversions are inside the timing);
+with ``--device-arrays`` jaxndimage takes float32 JAX arrays on JAX's
+default device (a GPU or TPU where there is one) and its results stay
+there, waited for.  Calls alternate between the two libraries, after one
+first call each (jaxndimage's compiles its programs, and is reported);
+the table reports the median time of each and SciPy's time over ours.
+Results go to ``benchmarks/results/measurements.json``.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import platform
 import time
@@ -23,6 +27,7 @@ import scipy
 import scipy.ndimage as ndi
 
 import jaxndimage
+from jaxndimage._timing import block
 
 RESULTS = Path(__file__).parent / "results" / "measurements.json"
 
@@ -31,20 +36,24 @@ def _timed(call) -> float:
     start = time.perf_counter()
     result = call()
     if isinstance(result, tuple):
-        np.asarray(result[0])
-    elif not isinstance(result, list):
-        np.asarray(result)
+        block(np.asarray(result[0]) if isinstance(result[0], np.ndarray)
+              else result[0])
+    elif not isinstance(result, list | dict):
+        block(result)
     return time.perf_counter() - start
 
 
-def side_by_side(ours, theirs, repeats: int) -> tuple[float, float]:
-    """Median seconds of interleaved calls, after a warm-up call each."""
-    ours(), theirs()
+def side_by_side(ours, theirs, repeats: int
+                 ) -> tuple[float, float, float]:
+    """Our first call's seconds, and the median seconds of interleaved
+    calls of each after a first call each."""
+    first = _timed(ours)
+    theirs()
     ours_times, their_times = [], []
     for _ in range(repeats):
         ours_times.append(_timed(ours))
         their_times.append(_timed(theirs))
-    return float(np.median(ours_times)), float(np.median(their_times))
+    return first, float(np.median(ours_times)), float(np.median(their_times))
 
 
 def blobs(size: int = 2048, seed: int = 0) -> np.ndarray:
@@ -53,56 +62,73 @@ def blobs(size: int = 2048, seed: int = 0) -> np.ndarray:
     return ndi.gaussian_filter(noise, 6)
 
 
-def cases():
+def cases(device_arrays: bool):
     image = blobs()
     mask = image > np.quantile(image, 0.61)
     labels, count = ndi.label(mask)
     index = np.arange(1, count + 1)
-    print(f"{count} blobs")
-    yield ("label 2048x2048", 7,
-           lambda: jaxndimage.label(mask), lambda: ndi.label(mask))
-    yield ("sum_labels, every label", 7,
-           lambda: jaxndimage.sum_labels(image, labels, index),
-           lambda: ndi.sum_labels(image, labels, index))
-    yield ("mean, every label", 7,
-           lambda: jaxndimage.mean(image, labels, index),
-           lambda: ndi.mean(image, labels, index))
-    yield ("center_of_mass, every label", 5,
-           lambda: jaxndimage.center_of_mass(image, labels, index),
-           lambda: ndi.center_of_mass(image, labels, index))
-    yield ("maximum, every label", 3,
-           lambda: jaxndimage.maximum(image, labels, index),
-           lambda: ndi.maximum(image, labels, index))
-    yield ("find_objects", 7,
-           lambda: jaxndimage.find_objects(labels),
-           lambda: ndi.find_objects(labels))
-    yield ("value_indices", 5,
-           lambda: jaxndimage.value_indices(labels),
-           lambda: ndi.value_indices(labels))
-    yield ("median, every label", 3,
-           lambda: jaxndimage.median(image, labels, index),
-           lambda: ndi.median(image, labels, index))
     levels = (image * 255 / image.max()).astype(np.uint8)
     markers = np.zeros(labels.shape, np.int16)
     markers[::256, ::256] = np.arange(1, 65).reshape(8, 8)
-    yield ("watershed_ift, 64 markers", 3,
-           lambda: jaxndimage.watershed_ift(levels, markers),
-           lambda: ndi.watershed_ift(levels, markers))
+    print(f"{count} blobs")
+    ours = dict(image=image, mask=mask, labels=labels, levels=levels,
+                markers=markers)
+    if device_arrays:
+        import jax
+
+        ours = {name: jax.device_put(value.astype(np.float32)
+                                     if value.dtype == np.float64 else value)
+                for name, value in ours.items()}
+        block(ours)
+    theirs = dict(image=image, mask=mask, labels=labels, levels=levels,
+                  markers=markers)
+
+    def both(name, repeats, call):
+        return (name, repeats, lambda: call(jaxndimage, **ours),
+                lambda: call(ndi, **theirs))
+
+    yield both("label 2048x2048", 7, lambda m, mask, **_: m.label(mask))
+    for name, repeats in (("sum_labels", 7), ("mean", 7),
+                          ("center_of_mass", 5), ("maximum", 3),
+                          ("extrema", 3), ("minimum_position", 3)):
+        yield both(f"{name}, every label", repeats,
+                   lambda m, image, labels, name=name, **_:
+                   getattr(m, name)(image, labels, index))
+    yield both("find_objects", 7,
+               lambda m, labels, **_: m.find_objects(labels))
+    yield both("value_indices", 5,
+               lambda m, labels, **_: m.value_indices(labels))
+    yield both("median, every label", 3,
+               lambda m, image, labels, **_: m.median(image, labels, index))
+    yield both("watershed_ift, 64 markers", 3,
+               lambda m, levels, markers, **_: m.watershed_ift(levels,
+                                                               markers))
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device-arrays", action="store_true",
+                        help="JAX arrays on JAX's default device for "
+                             "jaxndimage")
+    parser.add_argument("--out", default=str(RESULTS))
+    options = parser.parse_args()
+    import jax
+
+    device = jax.devices()[0]
     rows = []
-    for name, repeats, ours, theirs in cases():
-        ours_s, their_s = side_by_side(ours, theirs, repeats)
+    for name, repeats, ours, theirs in cases(options.device_arrays):
+        first, ours_s, their_s = side_by_side(ours, theirs, repeats)
         rows.append({"case": name, "jaxndimage_s": ours_s, "scipy_s": their_s,
-                     "ratio": their_s / ours_s, "repeats": repeats})
-    width = max(len(r["case"]) for r in rows)
-    print(f"{'case':<{width}}  {'jaxndimage':>11}  {'scipy':>9}  ratio")
-    for r in rows:
-        print(f"{r['case']:<{width}}  {r['jaxndimage_s'] * 1e3:9.2f}ms  "
-              f"{r['scipy_s'] * 1e3:7.1f}ms  {r['ratio']:6.2f}x")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
+                     "ratio": their_s / ours_s, "first_s": first,
+                     "repeats": repeats})
+        print(f"{name:<28}  {ours_s * 1e3:9.2f}ms  {their_s * 1e3:7.1f}ms  "
+              f"{their_s / ours_s:6.2f}x  (first {first:.2f} s)", flush=True)
+    out = Path(options.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "input": "JAX arrays on the device" if options.device_arrays
+        else "numpy",
+        "device": f"{device.platform} ({device.device_kind})",
         "machine": platform.processor() or platform.machine(),
         "python": platform.python_version(),
         "scipy": scipy.__version__,
