@@ -37,9 +37,11 @@ Extremes
 --------
 A segment minimum or maximum is a scatter too.  Here every point is
 compared with every group (a ``groups x points`` mask, on the vector unit,
-the groups padded to a multiple of 8 rows only, produced inside the
-reduction over the points and never stored).  The work grows with points
-times groups, as the products' does.  Minima and maxima
+the groups padded to a multiple of 8 rows only) inside one reduction over
+the points per column, with no loop.  A TPU's XLA fuses the comparisons
+into the reductions, so the mask is never stored; a CPU's XLA would store
+it (the CPU runs scatters instead).  The work grows with points times
+groups, as the products' does.  Minima and maxima
 select a point's value exactly; NaN orders above every number, as in
 SciPy's sorted selection.
 
@@ -264,9 +266,8 @@ def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,
     reduce = jnp.max if find_max else jnp.min
     # The groups along the first axis of the comparisons and the points
     # along the last: a few groups are padded to a few rows, not to a
-    # whole width of lanes.  The comparisons are produced inside each
-    # reduction (XLA fuses them into it), so the groups x points mask is
-    # never stored and no loop over chunks is compiled.
+    # whole width of lanes.  No loop: each column is one reduction, into
+    # which a TPU's XLA fuses the comparisons.
     width = -(-keys.shape[0] // _SUBLANES) * _SUBLANES
     member = segments[None, :] == jnp.pad(keys, (0, width - keys.shape[0]),
                                           mode="edge")[:, None]

@@ -99,3 +99,29 @@ def test_jax_arrays_on_the_device(name, expected):
         if isinstance(leaf, jax.Array):
             assert leaf.devices() == {DEVICE}, name
     _check(name, got, _scipy(expected, name), TOLERANCE, check_dtype=False)
+
+
+@pytest.mark.skipif(DEVICE.platform != "tpu", reason=(
+    "a TPU's XLA fuses the comparisons into the reductions; a CPU's would "
+    "store the mask, and the CPU runs scatters instead (`_algorithms`)"))
+def test_per_label_extremes_store_no_mask_on_a_tpu():
+    # The groups x points mask of `_dense_groups.group_extremes` (here
+    # 1328 x 2**22 entries, 5.6 GB as bytes) lives only inside the
+    # reductions: the program's scratch memory is below one column.
+    from jaxndimage import _dense_groups
+
+    points, groups = 1 << 22, 1328
+    shape = jax.ShapeDtypeStruct
+    for where_equal in (False, True):
+        def extremes(column, segments, keys, values, targets,
+                     where_equal=where_equal):
+            return _dense_groups.group_extremes(
+                column[:, None], segments, keys, False,
+                (values, targets) if where_equal else None)
+
+        compiled = jax.jit(extremes).lower(
+            shape((points,), np.int32), shape((points,), np.int32),
+            shape((groups,), np.int32), shape((points,), np.float32),
+            shape((groups,), np.float32)).compile()
+        scratch = compiled.memory_analysis().temp_size_in_bytes
+        assert scratch < 4 * points, scratch
