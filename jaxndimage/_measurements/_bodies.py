@@ -9,8 +9,9 @@ compiles nothing, and :func:`_measure_kernel`, one compiled program per
 plan, groups the points (:func:`._groups._groups`) and runs the body
 ``_BODIES[plan.statistic]``: a function of the groups (and the statistic's
 operands) that returns arrays.  `median` of host arrays over an integer
-index is sorted on the host by numpy instead (:func:`_medians_on_host`).  The public functions and their finish
-steps are in :mod:`._statistics` and :mod:`._histogram`.
+index is sorted on the host by numpy instead (:func:`_medians_on_host`).
+The public functions and their finish steps are in :mod:`._statistics`
+and :mod:`._histogram`.
 """
 
 from __future__ import annotations

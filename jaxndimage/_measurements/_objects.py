@@ -301,6 +301,18 @@ def _run_value_indices(plan: ValueIndicesPlan, arr: Any) -> tuple:
                  for part in stable_order(np.asarray(arr).reshape(-1)))
 
 
+def _unravelled(flat: np.ndarray, shape: tuple[int, ...]
+                ) -> tuple[np.ndarray, ...]:
+    """``np.unravel_index(flat, shape)`` by a division per axis after the
+    first (numpy divides by a scalar without a division instruction per
+    element: faster than unravel_index's loop)."""
+    coordinates, rest = [], flat
+    for extent in reversed(shape[1:]):
+        rest, coordinate = np.divmod(rest, extent)
+        coordinates.append(coordinate)
+    return (rest, *reversed(coordinates)) if shape else ()
+
+
 def _indices_dict(result, bound):
     order, ordered, starts = result
     template = order
@@ -314,7 +326,7 @@ def _indices_dict(result, bound):
     if ignore is not None:
         ignore = ordered.dtype.type(ignore)
     # Every position unravelled at once; each value's are slices of them.
-    coordinates = np.unravel_index(order.astype(np.intp), shape)
+    coordinates = _unravelled(order.astype(np.intp), shape)
     indices = {}
     for start, end in zip(starts.tolist(), ends.tolist()):
         value = ordered[start]
