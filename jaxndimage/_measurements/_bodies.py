@@ -209,7 +209,7 @@ def _variance(groups: _Groups) -> jax.Array:
     else:
         deviation = values - _per_point(groups, means)
     squares = (deviation * jnp.conj(deviation)).real
-    counts = _group_count(groups).astype(squares.dtype)
+    counts = _sums(groups)[0].astype(squares.dtype)  # _mean's counts
     return (_group_sum(groups, squares) / counts).astype(means.dtype)
 
 

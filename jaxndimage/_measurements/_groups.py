@@ -319,14 +319,13 @@ def _two_level_segment_sum(values: jax.Array, segments: jax.Array,
     return jnp.sum(partial, axis=0)
 
 
-def _group_count(groups: _Groups) -> jax.Array:
+def _group_count(groups: _Groups, counter: Any = None) -> jax.Array:
+    """The number of points per group, in the default integer type,
+    counted in ``counter`` (default that type)."""
     if groups.dense:
         return dense_groups.group_counts(groups.segments, groups.keys,
                                          jnp.result_type(int))
-    # Counted in int32 where every count fits (a CPU scatters 32-bit
-    # values several times faster than 64-bit ones).
-    counter = np.int32 if groups.values.size < 2**31 else jnp.result_type(int)
-    ones = jnp.ones(groups.values.shape, counter)
+    ones = jnp.ones(groups.values.shape, counter or jnp.result_type(int))
     return _group_sum(groups, ones).astype(jnp.result_type(int))
 
 
@@ -433,7 +432,11 @@ def _sums(groups: _Groups) -> tuple[jax.Array, jax.Array]:
         values = values.astype(_float_dtype(values.dtype))
     elif values.dtype == np.bool_:
         values = values.astype(_sum_dtype(values.dtype))
-    return _group_count(groups), _group_sum(groups, values)
+    # Counted in int32 where every count fits: a CPU scatters 32-bit values
+    # several times faster than 64-bit ones.  (The extremes' counts stay
+    # in 64 bits, which XLA computes together with their other scatters.)
+    counter = np.int32 if values.size < 2**31 else None
+    return _group_count(groups, counter), _group_sum(groups, values)
 
 
 def _check_index_cast(index: Any, labels: Any) -> None:
