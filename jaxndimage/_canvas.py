@@ -673,7 +673,17 @@ def like_input(values: np.ndarray, x: Any) -> Any:
     return jax.device_put(values, next(iter(x.devices())))
 
 
-def canvas_per_pass(x: Any, margins: Margins) -> bool:
+#: The fewest and most taps of a first pass that XLA's CPU fusion
+#: recomputes inside every tap of the next pass of the same program.
+_FUSED_FIRST_PASS = (5, 15)
+
+#: Images of fewer elements keep one program whatever their first pass:
+#: a second call costs about what the recomputation does.
+_PER_PASS_FROM = 2**15
+
+
+def canvas_per_pass(x: Any, margins: Margins, axes: Sequence[int] = ()
+                    ) -> bool:
     """True where a separable kernel of concrete CPU input should run one
     pass per call, each on a canvas extended along its own axis only: a
     3-D volume, and a volume of more axes whose canvas extended along every
@@ -683,8 +693,21 @@ def canvas_per_pass(x: Any, margins: Margins) -> bool:
     would read and pad many times the array; and XLA's CPU code for a pass
     that reads a fused earlier pass at traced offsets runs several times
     slower than the passes run one after the other
-    (`benchmarks/bench_volumes.py`).  Images keep one call."""
-    if x.ndim < 3 or not concrete_on_cpu(x):
+    (`benchmarks/bench_volumes.py`).  An image of at least
+    `_PER_PASS_FROM` elements (its passes along ``axes``, in order) runs
+    one pass per call where its first pass has 5 to 15 taps: XLA's CPU
+    fusion then computes the first pass again inside every tap of the
+    second (an optimization barrier does not stop it), 2-5 times the time
+    of two calls (`benchmarks/bench_passes.py`); other images keep one
+    call."""
+    if not concrete_on_cpu(x):
+        return False
+    if x.ndim == 2 and len(axes) > 1:
+        first = axes[0]
+        taps = margins.lo[first] + margins.hi[first] + 1
+        return (x.size >= _PER_PASS_FROM and
+                _FUSED_FIRST_PASS[0] <= taps <= _FUSED_FIRST_PASS[1])
+    if x.ndim < 3:
         return False
     if x.ndim == 3:
         return True

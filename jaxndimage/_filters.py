@@ -352,7 +352,7 @@ def _correlate_separable(x: Array, weights: tuple[Array, ...], cval: Any, *,
     compute = arithmetic_dtype(x.dtype)
     margins = _correlate_separable_margins(
         x.ndim, axes=axes, modes=modes, origins=origins, sizes=sizes)
-    if canvas_per_pass(x, margins):
+    if canvas_per_pass(x, margins, axes):
         return one_pass_per_call(x, axes, margins, lambda v, part, last, axis: (
             _correlate_separable_kernel(
                 v, weights[part], cval, axes=(axis,), modes=modes[part],
@@ -1484,7 +1484,7 @@ def _run_uniform(plan: WindowPlan, input: Array, cval: Any) -> Array:
     compute = arithmetic_dtype(input.dtype)
     margins = _uniform_margins(input.ndim, axes=plan.axes, sizes=plan.sizes,
                                origins=plan.origins, modes=plan.modes)
-    if canvas_per_pass(input, margins):
+    if canvas_per_pass(input, margins, plan.axes):
         return one_pass_per_call(input, plan.axes, margins, lambda v, part,
                                  last, axis: (
             _uniform_separable(v, cval, axes=(axis,),

@@ -10,7 +10,7 @@ import scipy.ndimage as sn
 from compilations import counting_compilations, distinct_shapes
 
 import jaxndimage as jn
-from jaxndimage import _cache, _canvas, _catalogue
+from jaxndimage import _cache, _canvas, _catalogue, _filters
 
 
 @pytest.mark.parametrize("ndim, low, high", [(2, 16, 2048), (3, 4, 160),
@@ -299,6 +299,34 @@ def test_wide_passes_along_slow_axes_run_moved_last(mode):
     assert isinstance(got, jax.Array)
     np.testing.assert_allclose(got, sn.gaussian_filter(x, 10.0, mode=mode),
                                rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("taps", [3, 5, 9, 15, 17])
+def test_images_whose_first_pass_xla_would_fuse_run_a_pass_per_call(
+        taps, monkeypatch):
+    """An image's separable filter runs one pass per call where its first
+    pass has 5 to 15 taps (XLA's CPU fusion would recompute it inside the
+    second), with the same values as one call; other images, and small
+    ones, keep one."""
+    margins = _canvas.separable_margins(2, (0, 1), (taps, 3), (0, 0),
+                                        ("reflect",) * 2, 2)
+    image = np.random.default_rng(taps).random((200, 180)).astype(np.float32)
+    assert _canvas.canvas_per_pass(image, margins, (0, 1)) == (5 <= taps
+                                                               <= 15)
+    assert not _canvas.canvas_per_pass(image, margins, (1,))
+    assert not _canvas.canvas_per_pass(image[:100], margins, (0, 1))
+    sigma = (taps // 2) / 4.0
+    calls = [lambda m: m.gaussian_filter(image, sigma, mode="mirror"),
+             lambda m: m.uniform_filter(image, (taps, 5), mode="constant",
+                                        cval=0.25),
+             lambda m: m.gaussian_gradient_magnitude(image, sigma)]
+    for call in calls:
+        want = call(sn)
+        np.testing.assert_array_equal(call(jn), want)
+        with monkeypatch.context() as patched:  # one call, whatever taps
+            patched.setattr(_filters, "canvas_per_pass",
+                            lambda x, m, axes=(): False)
+            np.testing.assert_array_equal(call(jn), want)
 
 
 def test_binary_morphology_compiles_per_bucket_not_per_shape():
