@@ -158,14 +158,10 @@ def _medians_on_host(plan: StatisticPlan, input: np.ndarray,
     last = max(kept.size - 1, 0)
     lower = np.minimum(starts + (counts - 1) // 2, last)
     upper = np.minimum(starts + counts // 2, last)
-    if kept.dtype.kind in "iu":
-        pair = kept.astype("d")
-    else:
-        pair = kept
-    if kept.size:
-        medians = (pair[lower] + pair[upper]) / 2.0
-    else:
-        medians = np.zeros(keys.size, pair.dtype)
+    # Integers are averaged in float64, as SciPy does.
+    pair = kept.astype("d") if kept.dtype.kind in "iu" else kept
+    medians = ((pair[lower] + pair[upper]) / 2.0 if kept.size
+               else np.zeros(keys.size, pair.dtype))
     if np.any(counts == 0):
         # SciPy reads an absent label's median at the start of its sorted
         # order: the least value (NaN last, ties in raster order) among the
