@@ -68,33 +68,30 @@ def _scalar(value: Any) -> Any:
     return value
 
 
-def _on_host(build):
-    """``build(array)`` for a concrete JAX array made from its values on
-    the host, handed back as JAX arrays in one transfer (indexing the
-    device array would dispatch once per element)."""
-    def built(array: Any) -> Any:
-        if is_jax_array(array) and not _is_traced(array):
-            return _like(array, build(np.asarray(array)))
-        return build(array)
-    return built
-
-
-@_on_host
 def _rows(array: Any) -> list:
-    """The first axis of ``array`` as a list of its elements."""
+    """The first axis of ``array`` as a list of its elements: numpy
+    scalars of a numpy array, arrays of the caller's library otherwise.
+
+    A concrete JAX array is split on its device by JAX's own iteration
+    (one dispatch per hundred elements); copying it to the host and
+    sending each element back would cost a transfer per element.
+    """
+    if isinstance(array, np.ndarray) or (is_jax_array(array)
+                                         and not _is_traced(array)):
+        return list(array)
     return [_scalar(array[i, ...]) for i in range(array.shape[0])]
 
 
-@_on_host
 def _positions(positions: Any) -> Any:
     """Coordinates as SciPy returns them: a tuple for one region, a list of
     tuples for an index array (listed flat for an n-d index)."""
     if positions.ndim == 1:
         return tuple(_rows(positions))
-    if positions.ndim > 2:
-        xp = array_api_compat.array_namespace(positions)
-        positions = xp.reshape(positions, (-1, positions.shape[-1]))
-    return [tuple(_rows(row)) for row in _rows(positions)]
+    xp = array_api_compat.array_namespace(positions)
+    width = positions.shape[-1]
+    flat = _rows(xp.reshape(positions, (-1,)))
+    return [tuple(flat[start:start + width])
+            for start in range(0, len(flat), width)]
 
 
 def _python_int(value: Any) -> Any:
