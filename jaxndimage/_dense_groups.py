@@ -256,13 +256,21 @@ def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,
     counts as the largest value, as in SciPy's sorted selection: a maximum
     is NaN where the group holds one, a minimum only where it holds
     nothing else.  With ``where_equal = (values, targets)`` only the
-    points whose value equals their group's target take part."""
+    points whose value equals their group's target take part.  Floats
+    reduce as integer keys of the same order (one reduction, where NaN
+    would need three)."""
     dtype = columns.dtype
     if dtype.kind == "f":
+        # One integer reduction per column: the values' order-preserving
+        # keys, whose identities no value maps to.
+        found = group_extremes(_ordered_keys(columns), segments, keys,
+                               find_max, where_equal)
+        empty = np.iinfo(found.dtype).min if find_max else np.iinfo(
+            found.dtype).max
         fill = np.array(-np.inf if find_max else np.inf, dtype)
-    else:
-        info = np.iinfo(dtype)
-        fill = np.array(info.min if find_max else info.max, dtype)
+        return jnp.where(found == empty, fill, _ordered_keys(found, dtype))
+    info = np.iinfo(dtype)
+    fill = np.array(info.min if find_max else info.max, dtype)
     reduce = jnp.max if find_max else jnp.min
     # The groups along the first axis of the comparisons and the points
     # along the last: a few groups are padded to a few rows, not to a
@@ -275,16 +283,24 @@ def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,
         values, targets = where_equal
         targets = jnp.pad(targets, (0, width - keys.shape[0]))
         member = member & (values[None, :] == targets[:, None])
-    found = []
-    for row in columns.T:
-        if dtype.kind != "f":
-            found.append(reduce(jnp.where(member, row[None, :], fill),
-                                axis=1))
-            continue
-        missing = jnp.isnan(row)[None, :]
-        best = reduce(jnp.where(member & ~missing, row[None, :], fill),
-                      axis=1)
-        nan = jnp.any(member & missing, axis=1)
-        number = jnp.any(member & ~missing, axis=1)
-        found.append(jnp.where(nan & (find_max | ~number), np.nan, best))
+    found = [reduce(jnp.where(member, row[None, :], fill), axis=1)
+             for row in columns.T]
     return jnp.stack(found, axis=1)[:keys.shape[0]]
+
+
+def _ordered_keys(x: jax.Array, to: np.dtype | None = None) -> jax.Array:
+    """Floats as signed integers of their width that order as the floats
+    do, every NaN above +inf (-0.0 just below 0.0); with ``to``,
+    such keys back as floats of ``to``.  The largest and smallest integers
+    are no float's key (NaNs' payloads are made one)."""
+    if to is None:
+        bits = jnp.iinfo(jnp.dtype(f"int{8 * x.dtype.itemsize}"))
+        x = lax.bitcast_convert_type(jnp.where(jnp.isnan(x), np.nan, x),
+                                     bits.dtype)
+    else:
+        bits = jnp.iinfo(x.dtype)
+    # Negative floats (the sign bit set) have their magnitude bits turned
+    # over, so that a larger magnitude is a smaller integer; the mapping
+    # is its own inverse.
+    x = x ^ ((x >> (bits.bits - 1)) & bits.max)
+    return x if to is None else lax.bitcast_convert_type(x, to)

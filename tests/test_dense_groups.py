@@ -84,6 +84,10 @@ def test_extremes_and_first_positions_select_as_scipy(find_max):
     segments = _segments(rng, points, groups)
     values = rng.integers(-3, 4, points).astype(np.float32)
     values[11] = np.nan
+    # Infinities, a NaN with its sign bit set, and both zeros.
+    values[[20, 21, 22, 23]] = -np.inf, np.inf, -0.0, 0.0
+    values[24] = -np.float32(np.nan)
+    assert np.signbit(values[24])
     segments[(segments == 5) | (segments == 6)] = 7
     values[[12, 13]], segments[[12, 13]] = np.nan, 5  # only NaN
     index = np.arange(groups)
@@ -95,6 +99,7 @@ def test_extremes_and_first_positions_select_as_scipy(find_max):
     present = np.bincount(segments, minlength=groups)[:groups] > 0
     np.testing.assert_array_equal(np.asarray(got)[present], want[present])
     assert np.isnan(got[5]) and np.isnan(got[segments[11]]) == find_max
+    assert np.isnan(got[segments[24]]) == find_max
     assert got[6] == (-np.inf if find_max else np.inf)
     flat = np.arange(points, dtype=np.int32)
     first = dense.group_extremes(flat[:, None], segments, keys, False,
