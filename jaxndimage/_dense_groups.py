@@ -45,6 +45,15 @@ groups, as the products' does.  Minima and maxima
 select a point's value exactly; NaN orders above every number, as in
 SciPy's sorted selection.
 
+Presence
+--------
+Whether each label occurs in each row of points (the slices of an array
+along an axis, for bounding boxes) is a count per row and label: with the
+label split into two parts, the product of each row's two one-hot
+matrices, of about the square root of the labels' number each
+(:func:`group_presence`), so the comparisons grow with points times that
+root.
+
 Used where `_algorithms` chooses "dense" per-label reductions (not on a
 CPU, where XLA's scatter is faster and keeps SciPy's summation order for
 float64), for at most `MOST_GROUPS` groups.
@@ -52,6 +61,7 @@ float64), for at most `MOST_GROUPS` groups.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import jax
@@ -62,7 +72,8 @@ from jax import lax
 from jaxndimage._algorithms import algorithm
 
 __all__ = ["MOST_GROUPS", "preferred", "numbered", "group_sums",
-           "group_counts", "group_histograms", "group_extremes", "lookup"]
+           "group_counts", "group_histograms", "group_extremes",
+           "group_presence", "presence_width", "lookup"]
 
 #: The most groups a one-hot product serves; more go to a segment sum
 #: (the products' work grows with points times groups).
@@ -243,6 +254,41 @@ def lookup(table: jax.Array, segments: jax.Array, keys: jax.Array
 
     values = lax.scan(read, None, (chunks.segments, chunks.inside))[1]
     return values.reshape(-1)[:segments.shape[0]]
+
+
+def presence_width(count: int) -> int:
+    """The width of :func:`group_presence`'s second part for ``count``
+    labels: about the square root of ``count`` (the fewest comparisons),
+    a power of two from 8 to 64 (a TPU's products of width 128 run
+    several times slower: ``benchmarks/results/accelerator-tpu-v5e.json``,
+    its notes)."""
+    return min(64, max(8, 1 << math.isqrt(max(count - 1, 1)).bit_length()))
+
+
+def group_presence(labels: jax.Array, count: int, width: int
+                   ) -> jax.Array:
+    """Whether each of the labels ``1 .. count`` occurs in each row of the
+    integer ``(rows, points)`` array ``labels``: a ``(rows, count)``
+    boolean array.
+
+    Label ``g + 1`` is the pair ``(g // width, g % width)``: each row's
+    count of every pair is the product of the row's one-hot matrices of
+    the two parts, ``points x ceil(count / width)`` and ``points x
+    width``, on the matrix unit (exact: bfloat16 zeros and ones, float32
+    sums of at most 2**24 points).  The comparisons number points times
+    ``count / width + width``, not points times ``count``.
+    """
+    high_parts = -(-count // width)
+    member = (labels >= 1) & (labels <= count)
+    group = jnp.where(member, labels, 1).astype(np.int32) - 1
+    high = jnp.where(member, group // width, high_parts)
+    low = group % width
+    onehot_high = (high[..., None] == jnp.arange(high_parts)).astype(
+        jnp.bfloat16)
+    onehot_low = (low[..., None] == jnp.arange(width)).astype(jnp.bfloat16)
+    counts = jnp.einsum("rph,rpl->rhl", onehot_high, onehot_low,
+                        preferred_element_type=np.float32)
+    return counts.reshape(labels.shape[0], -1)[:, :count] > 0
 
 
 def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,

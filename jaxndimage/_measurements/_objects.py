@@ -89,19 +89,20 @@ def _bounding_boxes_flat(flat: jax.Array, shape: jax.Array,
 
 
 def _dense_bounding_boxes(labels: jax.Array, count: int):
-    """:func:`_bounding_boxes` as one pass of `_dense_groups`' minima over
-    the coordinates and their negatives (whose minima are the maxima); a
-    label occurs where its least first coordinate is not the identity."""
-    position = jnp.arange(labels.size, dtype=np.int32)
-    grids = list(jnp.unravel_index(position, labels.shape))
-    columns = jnp.stack(grids + [-g for g in grids], axis=-1).astype(np.int32)
-    common = jnp.result_type(labels.dtype, np.int32)
-    keys = jnp.arange(1, count + 1, dtype=common)
-    least = dense_groups.group_extremes(columns, labels.ravel().astype(common),
-                                        keys, False)
-    ndim = len(grids)
-    present = least[:, 0] < np.iinfo(np.int32).max
-    return least[:, :ndim], -least[:, ndim:], present
+    """:func:`_bounding_boxes` from which labels occur in each slice along
+    each axis (`_dense_groups.group_presence`): a box runs from the first
+    slice a label occurs in to the last."""
+    width = dense_groups.presence_width(count)
+    low, high = [], []
+    for axis, extent in enumerate(labels.shape):
+        rows = jnp.moveaxis(labels, axis, 0).reshape(extent, -1)
+        present = dense_groups.group_presence(rows, count, width)
+        if axis == 0:
+            occurs = jnp.any(present, axis=0)
+        low.append(jnp.argmax(present, axis=0))
+        high.append(extent - 1 - jnp.argmax(present[::-1], axis=0))
+    return (jnp.stack(low, axis=-1).astype(np.int32),
+            jnp.stack(high, axis=-1).astype(np.int32), occurs)
 
 
 def _boxes_as_slices(result, bound):
