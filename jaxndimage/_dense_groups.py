@@ -143,25 +143,38 @@ def _chunks(segments: jax.Array, keys: jax.Array, *columns: jax.Array
 
 
 def _products(rows: jax.Array, segments: jax.Array, keys: jax.Array,
-              accumulate: np.dtype = np.float32) -> jax.Array:
+              accumulate: np.dtype = np.float32,
+              counted: np.dtype | None = None):
     """``sum over points p of rows[:, p] * (segments[p] == keys[g])`` for
     every group ``g``, as a ``(groups, k)`` array of ``accumulate``;
     ``rows`` (``k x n``) are bfloat16, so each chunk's products are exact
     and summed in float32 (integers are exact up to a chunk's length),
-    then added to the chunks before in ``accumulate``."""
+    then added to the chunks before in ``accumulate``.  With ``counted``
+    (an integer dtype), also the number of points of each group, counted
+    in that dtype by the same products (a row of ones): ``(products,
+    counts)``, for the cost of one one-hot matrix per chunk, which is
+    what the products' time goes to."""
+    if counted is not None:
+        rows = jnp.concatenate([rows, jnp.ones((1, rows.shape[1]),
+                                               rows.dtype)])
     chunks = _chunks(segments, keys, rows)
+    width = chunks.keys.shape[0]
+    sums = rows.shape[0] - (counted is not None)
 
-    def add(total, chunk):
+    def add(totals, chunk):
         segment, inside, values = chunk
         product = jnp.dot(values, chunks.onehot(segment, inside,
                                                 values.dtype),
                           preferred_element_type=np.float32)
-        return total + product.astype(total.dtype), None
+        return tuple(total + part.astype(total.dtype) for total, part in
+                     zip(totals, (product[:sums], product[sums:]))), None
 
-    total = jnp.zeros((rows.shape[0], chunks.keys.shape[0]), accumulate)
-    total = lax.scan(add, total, (chunks.segments, chunks.inside,
-                                  chunks.columns[0]))[0]
-    return total[:, :keys.shape[0]].T
+    totals = (jnp.zeros((sums, width), accumulate),
+              jnp.zeros((rows.shape[0] - sums, width), counted or np.int32))
+    totals = lax.scan(add, totals, (chunks.segments, chunks.inside,
+                                    chunks.columns[0]))[0]
+    products, counts = (total[:, :keys.shape[0]].T for total in totals)
+    return products if counted is None else (products, counts[:, 0])
 
 
 def _truncated(x: jax.Array) -> jax.Array:
@@ -201,21 +214,29 @@ def _recombined(products: jax.Array) -> jax.Array:
     return jnp.where(nan | (up & down), np.float32(np.nan), total)
 
 
-def group_sums(values: jax.Array, segments: jax.Array, keys: jax.Array
-               ) -> jax.Array:
+def group_sums(values: jax.Array, segments: jax.Array, keys: jax.Array,
+               counted: np.dtype | None = None):
     """Sums of float32 or complex64 ``values`` (flat along axis 0, any
     trailing axes) per group: the points whose segment equals the group's
     key (each of ``keys``; points matching none join none).  An array of
-    shape ``keys.shape + values.shape[1:]``."""
+    shape ``keys.shape + values.shape[1:]``; with ``counted`` (an integer
+    dtype), also the groups' counts in it (as :func:`group_counts`, from
+    the same products)."""
     trailing = values.shape[1:]
     rows = values.reshape(values.shape[0], -1).T
     if values.dtype == np.complex64:
         rows = jnp.concatenate([rows.real, rows.imag], axis=0)
-    total = _recombined(_products(_exact_parts(rows), segments, keys))
+    products = _products(_exact_parts(rows), segments, keys,
+                         counted=counted)
+    counts = None
+    if counted is not None:
+        products, counts = products
+    total = _recombined(products)
     if values.dtype == np.complex64:
         half = total.shape[1] // 2
         total = lax.complex(total[:, :half], total[:, half:])
-    return total.reshape(keys.shape + trailing)
+    total = total.reshape(keys.shape + trailing)
+    return total if counted is None else (total, counts)
 
 
 def group_counts(segments: jax.Array, keys: jax.Array, dtype: np.dtype

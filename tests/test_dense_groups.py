@@ -69,6 +69,12 @@ def test_complex_sums_counts_and_histograms():
     counts = dense.group_counts(segments, dense.numbered(groups), np.int32)
     np.testing.assert_array_equal(
         counts, np.bincount(segments, minlength=groups + 7)[:groups])
+    # Sums and counts from one product.
+    both, counted = dense.group_sums(values, segments, dense.numbered(groups),
+                                     counted=np.int32)
+    np.testing.assert_array_equal(both, got)
+    assert counted.dtype == np.int32
+    np.testing.assert_array_equal(counted, counts)
     bins = rng.integers(0, 11, points)
     histograms = dense.group_histograms(bins, segments,
                                         dense.numbered(groups), 9, np.int32)

@@ -432,6 +432,11 @@ def _sums(groups: _Groups) -> tuple[jax.Array, jax.Array]:
         values = values.astype(_float_dtype(values.dtype))
     elif values.dtype == np.bool_:
         values = values.astype(_sum_dtype(values.dtype))
+    if groups.dense:  # both from one product (one one-hot matrix)
+        sums, counts = dense_groups.group_sums(
+            values, groups.segments, groups.keys,
+            counted=jnp.result_type(int))
+        return counts, sums
     # Counted in int32 where every count fits: a CPU scatters 32-bit values
     # several times faster than 64-bit ones.  (The extremes' counts stay
     # in 64 bits, which XLA computes together with their other scatters.)
