@@ -13,6 +13,7 @@ where such a structure would need a traced value.
 from __future__ import annotations
 
 import inspect
+import math
 from typing import Any
 
 import array_api_compat
@@ -90,8 +91,8 @@ def _positions(positions: Any) -> Any:
     xp = array_api_compat.array_namespace(positions)
     width = positions.shape[-1]
     flat = _rows(xp.reshape(positions, (-1,)))
-    return [tuple(flat[start:start + width])
-            for start in range(0, len(flat), width)]
+    return [tuple(flat[row * width:(row + 1) * width])
+            for row in range(math.prod(positions.shape[:-1]))]
 
 
 def _python_int(value: Any) -> Any:
