@@ -41,9 +41,9 @@ the groups padded to a multiple of 8 rows only) inside one reduction over
 the points per column, with no loop.  A TPU's XLA fuses the comparisons
 into the reductions, so the mask is never stored; a CPU's XLA would store
 it (the CPU runs scatters instead).  The work grows with points times
-groups, as the products' does.  Minima and maxima
-select a point's value exactly; NaN orders above every number, as in
-SciPy's sorted selection.
+groups, as the products' does.  Floats are reduced as integer keys of
+the same order (NaN above every number, as in SciPy's sorted selection),
+so minima and maxima select a point's value exactly in one reduction.
 
 Presence
 --------
