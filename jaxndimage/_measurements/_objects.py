@@ -304,12 +304,18 @@ def _run_value_indices(plan: ValueIndicesPlan, arr: Any) -> tuple:
 
 def _unravelled(flat: np.ndarray, shape: tuple[int, ...]
                 ) -> tuple[np.ndarray, ...]:
-    """``np.unravel_index(flat, shape)`` by a division per axis after the
-    first (numpy divides by a scalar without a division instruction per
-    element: faster than unravel_index's loop)."""
+    """``np.unravel_index(flat, shape)`` (``flat`` not negative) by a
+    division per axis after the first (numpy divides by a scalar without
+    a division instruction per element: faster than unravel_index's
+    loop), or by a shift and a mask where the extent is a power of two
+    (faster again)."""
     coordinates, rest = [], flat
     for extent in reversed(shape[1:]):
-        rest, coordinate = np.divmod(rest, extent)
+        if extent > 0 and extent & (extent - 1) == 0:
+            coordinate = rest & (extent - 1)
+            rest = rest >> (extent.bit_length() - 1)
+        else:
+            rest, coordinate = np.divmod(rest, extent)
         coordinates.append(coordinate)
     return (rest, *reversed(coordinates)) if shape else ()
 
@@ -327,7 +333,7 @@ def _indices_dict(result, bound):
     if ignore is not None:
         ignore = ordered.dtype.type(ignore)
     # Every position unravelled at once; each value's are slices of them.
-    coordinates = _unravelled(order.astype(np.intp), shape)
+    coordinates = _unravelled(order.astype(np.intp, copy=False), shape)
     indices = {}
     for start, end in zip(starts.tolist(), ends.tolist()):
         value = ordered[start]
