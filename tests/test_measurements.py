@@ -301,6 +301,20 @@ def test_value_indices_of_wide_integers_equal_scipy(spread):
                 assert a.dtype == b.dtype
 
 
+@pytest.mark.parametrize("shape", [(3, 16), (6, 8, 5, 4), (5, 1, 2),
+                                   (7, 9, 3)])
+def test_value_indices_coordinates_equal_scipy_for_any_extents(shape):
+    # Axes of a power-of-two extent are unravelled by a shift and a mask,
+    # the others by a division.
+    values = np.random.default_rng(len(shape)).integers(0, 5, shape)
+    ours, theirs = jnd.value_indices(values), ndi.value_indices(values)
+    assert list(ours) == list(theirs)
+    for key in theirs:
+        for a, b in zip(ours[key], theirs[key], strict=True):
+            np.testing.assert_array_equal(a, b)
+            assert a.dtype == b.dtype
+
+
 def test_watershed_ift_equals_scipy_and_checks_its_arguments():
     image = (IMAGE * 25).astype(np.uint8)
     markers = np.zeros(IMAGE.shape, np.int16)
