@@ -76,28 +76,32 @@ def _watershed_host(image: np.ndarray, markers: np.ndarray,
             steps.append(step)
     values = costs_in.tolist()
     label_list = labels.tolist()
+    # The queue's loop, with `enqueue` written out and the popped point's
+    # cost, value and label read once (the hot loop of the function).
     for level in range(maxval + 1):
         while first[level] >= 0:
             v = first[level]
-            first[level] = nxt[v]
-            if first[level] >= 0:
-                prv[first[level]] = -1
+            after = nxt[v]
+            first[level] = after
+            if after >= 0:
+                prv[after] = -1
             prv[v] = nxt[v] = -1
             done[v] = True
+            cost_v, value_v, mark = cost[v], values[v], label_list[v]
+            front = mark >= 0
             for step in steps:
                 p = v + step
                 if p < 0 or p >= size or done[p]:
                     continue
                 pcost = cost[p]
-                wvp = abs(values[p] - values[v])
-                high = cost[v] if cost[v] > wvp else wvp
+                wvp = abs(values[p] - value_v)
+                high = cost_v if cost_v > wvp else wvp
                 if high >= pcost:
                     continue
                 cost[p] = high
-                mark = label_list[v]
                 label_list[p] = mark
-                if nxt[p] >= 0 or prv[p] >= 0:
-                    before, after = prv[p], nxt[p]
+                before, after = prv[p], nxt[p]
+                if after >= 0 or before >= 0:
                     if first[pcost] == p:
                         first[pcost] = after
                     if last[pcost] == p:
@@ -106,7 +110,22 @@ def _watershed_host(image: np.ndarray, markers: np.ndarray,
                         nxt[before] = after
                     if after >= 0:
                         prv[after] = before
-                enqueue(p, high, at_front=mark >= 0)
+                if front:  # enqueue(p, high, at_front=True)
+                    head = first[high]
+                    nxt[p], prv[p] = head, -1
+                    if head >= 0:
+                        prv[head] = p
+                    first[high] = p
+                    if last[high] < 0:
+                        last[high] = p
+                else:
+                    tail = last[high]
+                    prv[p], nxt[p] = tail, -1
+                    if tail >= 0:
+                        nxt[tail] = p
+                    last[high] = p
+                    if first[high] < 0:
+                        first[high] = p
     labels[...] = np.asarray(label_list, dtype=np.int64).astype(
         labels.dtype, casting="unsafe")
 
