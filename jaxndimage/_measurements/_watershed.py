@@ -88,7 +88,11 @@ def _watershed_host(image: np.ndarray, markers: np.ndarray,
             prv[v] = nxt[v] = -1
             done[v] = True
             cost_v, value_v, mark = cost[v], values[v], label_list[v]
-            front = mark >= 0
+            # The ends of a bucket's list that `enqueue` links at for
+            # this point's label.
+            end, other_end, outward, inward = (
+                (first, last, nxt, prv) if mark >= 0
+                else (last, first, prv, nxt))
             for step in steps:
                 p = v + step
                 if p < 0 or p >= size or done[p]:
@@ -110,22 +114,14 @@ def _watershed_host(image: np.ndarray, markers: np.ndarray,
                         nxt[before] = after
                     if after >= 0:
                         prv[after] = before
-                if front:  # enqueue(p, high, at_front=True)
-                    head = first[high]
-                    nxt[p], prv[p] = head, -1
-                    if head >= 0:
-                        prv[head] = p
-                    first[high] = p
-                    if last[high] < 0:
-                        last[high] = p
-                else:
-                    tail = last[high]
-                    prv[p], nxt[p] = tail, -1
-                    if tail >= 0:
-                        nxt[tail] = p
-                    last[high] = p
-                    if first[high] < 0:
-                        first[high] = p
+                # enqueue(p, high, at_front=mark >= 0)
+                neighbour = end[high]
+                outward[p], inward[p] = neighbour, -1
+                if neighbour >= 0:
+                    inward[neighbour] = p
+                end[high] = p
+                if other_end[high] < 0:
+                    other_end[high] = p
     labels[...] = np.asarray(label_list, dtype=np.int64).astype(
         labels.dtype, casting="unsafe")
 
