@@ -61,7 +61,7 @@ import numpy as np
 
 __all__ = ["LOOP_EMITTERS", "KernelCache", "KernelRefused", "cache_dir",
            "cache_enabled", "cached_jit", "checking_arguments",
-           "current_device", "kernel_entry", "stats"]
+           "current_device", "kernel_entry", "resident", "stats"]
 
 #: Counters of this process: programs compiled, loaded from disk, stored
 #: on disk, failures, entries not read because another user could have
@@ -340,6 +340,70 @@ def _used(cache: KernelCache, key: tuple) -> None:
         owner.memory.pop(old, None)
 
 
+#: Host values of at most this many bytes (numpy arrays and scalars,
+#: Python numbers: a kernel's weights, sigmas, origins, cval) that a kernel
+#: on an accelerator takes are copied to the device once and reused
+#: (:func:`resident`).  Each copy to a TPU costs as much as the launch of
+#: a small program (``benchmarks/results/``); a filter's few operands, sent
+#: anew with every call, took longer than its work.
+RESIDENT_BYTES = 4096
+
+#: The most such copies kept, together; the least recently used go first.
+MOST_RESIDENT = 512
+
+#: (device, x64, type, dtype, shape, bytes) -> the value on that device.
+_resident: collections.OrderedDict[tuple, jax.Array] = (
+    collections.OrderedDict())
+
+
+def _resident_key(value: Any) -> tuple | None:
+    """What identifies a small host value's copy (its bits, so -0.0 and 0.0
+    differ), or None for anything else."""
+    if type(value) in (bool, int, float, complex):
+        try:
+            bits = np.asarray(value).tobytes()
+        except OverflowError:
+            return None
+        return (type(value), bits)
+    if type(value) is np.ndarray or isinstance(value, np.generic):
+        if value.nbytes > RESIDENT_BYTES or value.dtype.hasobject:
+            return None
+        return (type(value), value.dtype, value.shape, value.tobytes())
+    return None
+
+
+def resident(args: tuple, device: jax.Device) -> tuple:
+    """``args`` with each small host value (see `RESIDENT_BYTES`) replaced
+    by its copy on ``device``: the same value, dtype and weak type, so the
+    program compiled for ``args`` takes it; made by the first call that
+    passes that value and kept (immutable, as every JAX array is).  Other
+    leaves are passed unchanged."""
+    x64 = jax.config.jax_enable_x64
+
+    def on_device(value: Any) -> Any:
+        key = _resident_key(value)
+        if key is None:
+            return value
+        key = (device, x64) + key
+        copy = _resident.get(key)
+        if copy is None:
+            copy = _resident[key] = jax.device_put(value, device)
+            while len(_resident) > MOST_RESIDENT:
+                _resident.popitem(last=False)
+        else:
+            _resident.move_to_end(key)
+        return copy
+
+    return tuple(jax.tree.map(on_device, args))
+
+
+def keeps_operands(device: jax.Device) -> bool:
+    """Whether kernels on ``device`` take their small host operands from
+    :func:`resident` copies: on accelerators (a CPU program reads host
+    memory where it is)."""
+    return device.platform != "cpu"
+
+
 class KernelCache:
     """Compiled programs of one jitted kernel, for concrete arguments.
 
@@ -359,7 +423,11 @@ class KernelCache:
         kernel_entry()
         if jax.config.jax_disable_jit:
             return self.jitted(*args, **static)
-        return self.executable(*args, **static)(*args)
+        compiled = self.executable(*args, **static)
+        device = current_device()
+        if keeps_operands(device):
+            args = resident(args, device)
+        return compiled(*args)
 
     def executable(self, *args: Any, **static: Any) -> Any:
         """The compiled program for these arguments (compiled, or loaded

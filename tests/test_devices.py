@@ -229,3 +229,65 @@ def test_switch_forms_no_complex128_on_a_device_without_it(like_a_tpu):
         for cache, memory in zip(caches, kept):
             cache.memory.update(memory)
     assert not formed
+
+
+def test_small_host_operands_are_copied_once_with_their_bits_and_types():
+    from jaxndimage import _cache
+
+    device = devices.host_device()
+    values = (2.0, -0.0, 0.0, float("nan"), 3, True, 1j, np.float32(-0.0),
+              np.arange(5, dtype=np.float64) / 16, None)
+    first = _cache.resident(values, device)
+    again = _cache.resident(values, device)
+    for value, copy, copy_again in zip(values, first, again):
+        if value is None:
+            assert copy is None
+            continue
+        assert isinstance(copy, jax.Array)
+        assert copy is copy_again  # copied once
+        expected = jnp.asarray(value)
+        assert copy.dtype == expected.dtype
+        assert copy.weak_type == expected.weak_type
+        assert np.asarray(copy).tobytes() == np.asarray(expected).tobytes()
+    # -0.0 and 0.0 are different copies; large arrays stay where they are.
+    assert np.signbit(np.asarray(first[1])) and not np.signbit(
+        np.asarray(first[2]))
+    large = np.zeros(_cache.RESIDENT_BYTES // 8 + 1)
+    assert _cache.resident((large,), device)[0] is large
+
+
+def test_kernels_taking_device_copies_of_their_operands_give_the_same_bits(
+        monkeypatch):
+    """What an accelerator runs: a kernel's small host operands (shifts,
+    zooms, a cval of NaN, a sigma, label indices) passed as device copies,
+    compared with the same calls passing them as they are.  (On a CPU the
+    window filters of JAX arrays run on canvases, which take no copies.)"""
+    from jaxndimage import _cache
+
+    image = jnp.asarray(IMAGE.astype(np.float32))
+    calls = [
+        lambda: jn.shift(image, (0.5, -1.25), cval=np.nan),
+        lambda: jn.zoom(image, 0.75, order=1, cval=-0.0),
+        lambda: jn.fourier_gaussian(image, 2.0),
+        lambda: jn.distance_transform_cdt(image > 0.5),
+        lambda: jn.maximum(image, jn.label(image > 0.5)[0], index=[1, 2]),
+    ]
+    expected = [call() for call in calls]
+    copied, original = [], _cache.resident
+
+    def counting(args, device):
+        copies = original(args, device)
+        copied.append(sum(a is not b for a, b in zip(
+            jax.tree.leaves(args), jax.tree.leaves(copies))))
+        return copies
+
+    monkeypatch.setattr(_cache, "keeps_operands", lambda device: True)
+    monkeypatch.setattr(_cache, "resident", counting)
+    for call, want in zip(calls, expected):
+        copied.clear()
+        got = call()
+        assert sum(copied) > 0
+        for got_leaf, want_leaf in zip(jax.tree.leaves(got),
+                                       jax.tree.leaves(want), strict=True):
+            np.testing.assert_array_equal(np.asarray(got_leaf),
+                                          np.asarray(want_leaf))
