@@ -145,7 +145,7 @@ from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._plans import Plan, Planned
 from jaxndimage._structures import generate_binary_structure
-from jaxndimage._support import aligned_empty, normalize_sequence
+from jaxndimage._support import aligned_empty, normalize_sequence, stacked
 from jaxndimage._typing import Array, ArrayLike
 
 __all__ = [
@@ -216,8 +216,7 @@ def _sampling_array(values: tuple | None, dtype: np.dtype) -> Array | None:
     None)."""
     if values is None:
         return None
-    return jnp.stack([jnp.asarray(v, dtype) for v in values]) if values \
-        else jnp.zeros((0,), dtype)
+    return stacked(values, dtype)
 
 
 def _results(dt: Array | None, ft: Array | None, distances: Any,
@@ -847,8 +846,12 @@ def _cdt_separable(input: Array, chessboard: bool) -> Array:
     those structures), -1 where there is no background.
 
     One program per stage for concrete input, the transposes apart
-    (:func:`_moved`).
+    (:func:`_moved`), where the device's "chamfer stages" are programs;
+    else one program (:func:`_cdt_separable_program`).
     """
+    if (not isinstance(input, jax.core.Tracer)
+            and algorithm("chamfer stages") == "one program"):
+        return _cdt_separable_program(input, chessboard=chessboard)
     d = _chamfer_start(input)
     cones = []
     for axis in range(input.ndim):
@@ -860,6 +863,13 @@ def _cdt_separable(input: Array, chessboard: bool) -> Array:
         else:
             d = scanned
     return _chamfer_finish(cones if chessboard else [d])
+
+
+@cached_jit(static_argnames=("chessboard",))
+def _cdt_separable_program(input: Array, *, chessboard: bool) -> Array:
+    """:func:`_cdt_separable` as one program (its stages traced: the
+    transposes kept apart by optimisation barriers)."""
+    return _cdt_separable(input, chessboard)
 
 
 @cached_jit()

@@ -45,7 +45,12 @@ from jaxndimage._casting import arithmetic_dtype
 from jaxndimage._dispatch import as_array, ndimage_function, nonempty, to_jax
 from jaxndimage._docstrings import docfiller
 from jaxndimage._plans import Plan, Planned
-from jaxndimage._support import OutputArray, normalize_axis, normalize_sequence
+from jaxndimage._support import (
+    OutputArray,
+    normalize_axis,
+    normalize_sequence,
+    stacked,
+)
 from jaxndimage._typing import Array, ArrayLike
 
 __all__ = ["fourier_ellipsoid", "fourier_gaussian", "fourier_shift",
@@ -452,8 +457,7 @@ def _plan_fourier(input: ArrayLike, parameter: Any, n: Any, axis: int,
         return Planned(plan, _run_fourier, (input, jnp.zeros((0,))))
     axis = normalize_axis(axis, input.ndim)
     values = normalize_sequence(parameter, input.ndim, name)
-    parameters = (jnp.stack([jnp.asarray(v) for v in values]) if values
-                  else jnp.zeros((0,)))
+    parameters = stacked(values)
     out = _output_dtype(out, input, allowed)
     plan = FourierPlan(
         ndim=input.ndim, kind=kind, n=int(n), axis=axis,

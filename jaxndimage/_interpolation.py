@@ -78,6 +78,7 @@ from jaxndimage._support import (
     is_low_level_callable,
     normalize_sequence,
     output_dtype,
+    stacked,
 )
 from jaxndimage._typing import Array, ArrayLike
 
@@ -1247,8 +1248,7 @@ def _offset_vector(offset: Any, ndim: int) -> Array:
         return offset
     if isinstance(offset, jax.Array) and offset.ndim == 0:
         return jnp.broadcast_to(offset, (ndim,))
-    values = normalize_sequence(offset, ndim, "offset")
-    return jnp.stack([jnp.asarray(v) for v in values])
+    return stacked(normalize_sequence(offset, ndim, "offset"))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -32,6 +32,7 @@ __all__ = [
     "is_low_level_callable",
     "normalize_axis",
     "normalize_sequence",
+    "stacked",
     "output_dtype",
     "window_reach",
 ]
@@ -80,6 +81,17 @@ def normalize_sequence(value: Any, rank: int, name: str) -> list:
             )
         return values
     return [value] * rank
+
+
+def stacked(values: Sequence[Any], dtype: Any = None) -> Any:
+    """``values`` (numbers, one per axis) as one 1-D array, in ``dtype``
+    where given: a numpy array where every value is a host number (one
+    small operand, which a kernel on an accelerator keeps on its device:
+    :func:`jaxndimage._cache.resident`), else a JAX array of them (a
+    traced value or a JAX array among them)."""
+    if any(isinstance(v, jax.Array) for v in values):
+        return jnp.stack([jnp.asarray(v, dtype) for v in values])
+    return np.asarray(values, dtype)
 
 
 def normalize_axis(axis: Any, ndim: int, name: str = "axis") -> int:
