@@ -50,6 +50,12 @@ ALGORITHMS: dict[str, dict[str, str]] = {
     # per position), or each element against those s away along the axis,
     # s = 1, 2, ... until none farther can be nearer (`_distance`).
     "euclidean distance": {"cpu": "stack", "accelerator": "shifts"},
+    # `distance_transform_cdt` by the chessboard or taxicab structure
+    # (exact-shape kernels): a program per scan and per transpose (XLA's
+    # CPU backend compiles a transpose fused with its neighbours to a
+    # strided loop), or all of them in one program (each launch on an
+    # accelerator costs as much as the scans of a large image).
+    "chamfer stages": {"cpu": "programs", "accelerator": "one program"},
 }
 
 _forced: str | None = None

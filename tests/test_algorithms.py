@@ -180,3 +180,21 @@ def test_euclidean_under_vmap(kind):
         want = ndi.distance_transform_edt(mask, return_indices=True)
         np.testing.assert_allclose(got[0][k], want[0], rtol=1e-6)
         np.testing.assert_array_equal(got[1][k], want[1])
+
+
+@pytest.mark.usefixtures("exact_shape")
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_chamfer_stages_as_programs_or_one_program_equal_scipy(kind, shape):
+    masks = _edt_masks(shape)
+    with as_on(kind):
+        for mask in masks:
+            for metric in ("chessboard", "taxicab"):
+                want = ndi.distance_transform_cdt(mask, metric)
+                np.testing.assert_array_equal(
+                    jn.distance_transform_cdt(mask, metric), want)
+                np.testing.assert_array_equal(
+                    jn.distance_transform_cdt(jnp.asarray(mask), metric),
+                    want)
+        got = jax.jit(jn.distance_transform_cdt)(jnp.asarray(masks[0]))
+    np.testing.assert_array_equal(got, ndi.distance_transform_cdt(masks[0]))
