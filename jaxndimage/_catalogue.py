@@ -32,7 +32,9 @@ def inputs(size: int = 128, seed: int = 0) -> dict[str, np.ndarray]:
     """The arrays the calls take, for a ``size`` x ``size`` image: a smooth
     random float32 image, its threshold, the threshold's labels, a small
     sparse mask, the image's complex64 spectrum, a uint8 image with
-    watershed markers."""
+    watershed markers, and float32 coordinates of points near the image's
+    own grid (``map_coordinates`` takes them as an array of its own, so a
+    device's calls read them on the device)."""
     import scipy.ndimage as ndi
 
     rng = np.random.default_rng(seed)
@@ -51,6 +53,7 @@ def inputs(size: int = 128, seed: int = 0) -> dict[str, np.ndarray]:
         "spectrum": np.fft.fft2(image).astype(np.complex64),
         "bytes": (image * 255).astype(np.uint8),
         "markers": markers,
+        "coordinates": np.indices((size, size), np.float32) * 0.93 + 2.1,
     }
 
 
@@ -161,8 +164,8 @@ CALLS: dict[str, Call] = {
     "rotate": Call(lambda m, a: m.rotate(a, 31.0, reshape=False)),
     "affine_transform": Call(lambda m, a: m.affine_transform(
         a, _MATRIX, offset=(5.31, -3.77), order=1)),
-    "map_coordinates": Call(lambda m, a: m.map_coordinates(
-        a, np.indices(a.shape, dtype=np.float32) * 0.93 + 2.1)),
+    "map_coordinates": Call(lambda m, a, c: m.map_coordinates(a, c),
+                            ("image", "coordinates")),
     "geometric_transform": Call(lambda m, a: m.geometric_transform(
         a, _shifted_by((2.3, -1.4)), order=1)),
     # binary morphology
