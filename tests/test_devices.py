@@ -284,10 +284,10 @@ def test_kernels_taking_device_copies_of_their_operands_give_the_same_bits(
     monkeypatch.setattr(_cache, "keeps_operands", lambda device: True)
     monkeypatch.setattr(_cache, "resident", counting)
     for call, want in zip(calls, expected):
-        copied.clear()
         got = call()
-        assert sum(copied) > 0
         for got_leaf, want_leaf in zip(jax.tree.leaves(got),
                                        jax.tree.leaves(want), strict=True):
             np.testing.assert_array_equal(np.asarray(got_leaf),
                                           np.asarray(want_leaf))
+    # (Which calls pass host numbers to their kernels differs by device.)
+    assert sum(copied) > 0
