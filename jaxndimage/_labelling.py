@@ -43,7 +43,7 @@ import numpy as np
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import concrete_on_cpu, list_length, nonzero_mask
 from jaxndimage._propagation import shifted_by
-from jaxndimage._support import aligned_empty
+from jaxndimage._support import XLA_ALIGNMENT, aligned_empty
 
 
 def _backward_offsets(structure: np.ndarray) -> tuple[tuple[int, ...], ...]:
@@ -169,10 +169,12 @@ def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
                 runs: int | None, numbered: tuple[jax.Array, jax.Array] | None
-                = None) -> tuple[jax.Array, jax.Array]:
-    """SciPy's labels and their number for the flat guarded layout
-    ``foreground`` (see :func:`_guarded_shape`) of strides ``strides``, by
-    union-find over runs.
+                = None) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """SciPy's label of each run, each point's run and the number of labels
+    for the flat guarded layout ``foreground`` (see :func:`_guarded_shape`)
+    of strides ``strides``, by union-find over runs.  A point's label is
+    its run's where it is foreground (:func:`_per_point`); the labels of
+    nodes that are no run (padding) are meaningless.
 
     With ``runs`` (a bound of the number of runs, for concrete input) the
     runs are numbered in raster order of their first points: by a prefix
@@ -256,19 +258,28 @@ def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
     root = _compress(parent)[:nodes]
     is_root = (root == jnp.arange(nodes, dtype=index_dtype)) & is_node
     number = jnp.cumsum(is_root, dtype=index_dtype)
-    labels = jnp.where(foreground, number[root][node], 0)
-    return labels, number[-1]
+    return number[root], node, number[-1]
+
+
+def _per_point(foreground: jax.Array, run_labels: jax.Array,
+               node: jax.Array) -> jax.Array:
+    """Each point's label from its run's (:func:`_union_find`): a gather
+    per point."""
+    return jnp.where(foreground, run_labels[node], 0)
 
 
 @cached_jit(static_argnames=("offsets",))
 def _label_flat(foreground: jax.Array, strides: jax.Array, node: jax.Array,
                 firsts: jax.Array, *, offsets):
-    """:func:`_union_find` of a guarded layout laid out by the host in a
-    buffer of a list length, its ``strides`` traced and its runs numbered
-    by the host (``node``, ``firsts``): one program per buffer length and
-    bound of runs, not per shape."""
-    return _union_find(foreground, strides, offsets, node.dtype,
-                       firsts.shape[0], (node, firsts))
+    """Each run's label and the number of labels (:func:`_union_find`) of
+    a guarded layout laid out by the host in a buffer of a list length,
+    its ``strides`` traced and its runs numbered by the host (``node``,
+    ``firsts``): one program per buffer length and bound of runs, not per
+    shape.  The host paints the runs (:func:`_painted`)."""
+    run_labels, _, count = _union_find(foreground, strides, offsets,
+                                       node.dtype, firsts.shape[0],
+                                       (node, firsts))
+    return run_labels, count
 
 
 @cached_jit(static_argnames=("offsets", "index_dtype", "runs"))
@@ -278,8 +289,10 @@ def _label_exact(input: jax.Array, *, offsets, index_dtype, runs):
     shape = input.shape
     guarded = _guarded_shape(shape)
     foreground = jnp.pad(input != 0, [(1, 1)] + [(0, 1)] * (input.ndim - 1))
-    labels, count = _union_find(foreground.ravel(), _c_strides(guarded),
-                                offsets, index_dtype, runs)
+    foreground = foreground.ravel()
+    run_labels, node, count = _union_find(foreground, _c_strides(guarded),
+                                          offsets, index_dtype, runs)
+    labels = _per_point(foreground, run_labels, node)
     return labels.reshape(guarded)[_guarded_core(shape)], count
 
 
@@ -316,22 +329,67 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
     buffer[:] = False
     core = _guarded_core(input.shape)
     buffer[:math.prod(guarded)].reshape(guarded)[core] = nonzero_mask(input)
-    # The runs numbered by numpy, which scans and finds them many times
-    # faster than XLA's CPU code.
-    start = buffer
+    # The runs found and numbered by numpy, which scans many times faster
+    # than XLA's CPU code, and painted by it.
+    start, end = buffer, buffer
     if _along_rows(input.ndim) in offsets:
-        start = buffer.copy()
+        start, end = buffer.copy(), buffer.copy()
         start[1:] &= ~buffer[:-1]
-    flat_dtype = label_index_dtype(length)
-    node = aligned_empty(length, flat_dtype)
-    np.cumsum(start, dtype=flat_dtype, out=node)
-    node -= 1
-    np.maximum(node, 0, out=node)
+        end[:-1] &= ~buffer[1:]
     found = np.flatnonzero(start)
+    flat_dtype = label_index_dtype(length)
+    node = _run_of_each_point(found, length, flat_dtype)
     firsts = np.full(_runs_bound(found.size, length), length, flat_dtype)
     firsts[:found.size] = found
-    labels, count = _label_flat(buffer, np.asarray(_c_strides(guarded),
-                                                   flat_dtype),
-                                node, firsts, offsets=offsets)
-    labels = np.asarray(labels)[:math.prod(guarded)].reshape(guarded)[core]
+    run_labels, count = _label_flat(buffer, np.asarray(_c_strides(guarded),
+                                                       flat_dtype),
+                                    node, firsts, offsets=offsets)
+    # Runs end at the guards, so each lies in one line of the array.
+    lengths = np.flatnonzero(end) + 1 - found
+    labels = _painted(np.asarray(run_labels)[:found.size].astype(
+        index_dtype, copy=False), _unguarded(found, input.shape), lengths,
+        input.size).reshape(input.shape)
     return labels, count.astype(index_dtype)
+
+
+def _run_of_each_point(firsts: np.ndarray, length: int, dtype: np.dtype
+                       ) -> np.ndarray:
+    """The number of the run (``firsts``: their first points, ascending)
+    each of ``length`` points lies in or after, 0 before the first; in
+    memory XLA adopts without a copy."""
+    numbers = np.arange(-1, firsts.size, dtype=dtype)
+    numbers[0] = 0
+    node = np.repeat(numbers, np.diff(firsts, prepend=0, append=length))
+    if node.ctypes.data % XLA_ALIGNMENT:
+        aligned = aligned_empty(length, dtype)
+        aligned[:] = node
+        return aligned
+    return node
+
+
+def _unguarded(positions: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Flat positions in the guarded layout of an array of ``shape``
+    (:func:`_guarded_shape`) as flat positions in the array."""
+    index = np.unravel_index(positions, _guarded_shape(shape))
+    return np.ravel_multi_index((index[0] - 1,) + index[1:], shape)
+
+
+def _painted(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+             size: int) -> np.ndarray:
+    """``size`` zeros of ``values``' dtype with ``values[i]`` over
+    ``starts[i]`` to ``starts[i] + lengths[i]`` (ascending, disjoint
+    stretches): one pass of :func:`numpy.repeat` over the stretches and
+    the gaps between them."""
+    count = values.size
+    segments = np.empty(2 * count + 1, np.intp)
+    fill = np.zeros(2 * count + 1, values.dtype)
+    if count == 0:
+        segments[0] = size
+        return np.repeat(fill, segments)
+    ends = starts + lengths
+    segments[0] = starts[0]
+    segments[1:-1:2] = lengths
+    segments[2:-1:2] = starts[1:] - ends[:-1]
+    segments[-1] = size - ends[-1]
+    fill[1::2] = values
+    return np.repeat(fill, segments)

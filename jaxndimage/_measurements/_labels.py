@@ -114,7 +114,7 @@ def _run_label(plan: LabelPlan, input: Any) -> tuple[jax.Array, jax.Array]:
     # Host labels (concrete CPU input) are cast by numpy, not by an eager
     # JAX operation compiled for the shape.
     labels = labels != 0 if plan.dtype == np.bool_ else labels.astype(
-        plan.dtype)
+        plan.dtype, copy=False)
     if isinstance(labels, np.ndarray):
         labels = like_input(labels, given)
     return labels, count
