@@ -13,16 +13,20 @@ one per pixel of the longest path), repeated until no two linked roots
 differ.  The root of a feature is then its first run, so numbering the
 roots by a prefix sum gives SciPy's labels.
 
-The kernel body (:func:`_union_find`) reads a *guarded layout*
-(:func:`_guarded_shape`): the array's foreground flat, with background
-guards that keep every neighbour read inside the buffer, its strides an
-argument.  Concrete CPU input is laid out by the host in a buffer of a
-list length, its runs numbered by numpy (each point's run and the runs'
-first points, on arrays of the next power of two of their count), so one
-program (:func:`_label_flat`) serves every shape of a buffer length and
-bound of runs.  Other concrete input is padded in the program
-(:func:`_label_exact`), its runs counted first and numbered by a prefix
+Both routes read a *guarded layout* (:func:`_guarded_shape`): the
+array's foreground flat, with background guards that keep every
+neighbour read inside the buffer.  Concrete CPU input is laid out by the
+host, which finds the runs, their links (:func:`_links`) and, once XLA
+has found the components of the links (:func:`_label_links`, compiled
+per power of two of runs and of links, whatever the array's shape),
+paints each run's label into the array (:func:`_painted`): numpy scans
+and writes many times faster than XLA's CPU code, and the program does
+no work per point.  Other concrete input is
+labelled in one program at its shape (:func:`_label_exact`, the kernel
+:func:`_union_find`), its runs counted first and numbered by a prefix
 sum and a binary search; traced input likewise, with one node per point.
+Both find the components by the same hooking and pointer jumping
+(:func:`_components`).
 
 The entry point is :func:`_label_runs` (labels and their count for the
 structure's :func:`_backward_offsets`).  :func:`label_index_dtype` and
@@ -43,7 +47,7 @@ import numpy as np
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import concrete_on_cpu, list_length, nonzero_mask
 from jaxndimage._propagation import shifted_by
-from jaxndimage._support import XLA_ALIGNMENT, aligned_empty
+from jaxndimage._support import aligned_empty
 
 
 def _backward_offsets(structure: np.ndarray) -> tuple[tuple[int, ...], ...]:
@@ -168,22 +172,19 @@ def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
-                runs: int | None, numbered: tuple[jax.Array, jax.Array] | None
-                = None) -> tuple[jax.Array, jax.Array, jax.Array]:
+                runs: int | None) -> tuple[jax.Array, jax.Array, jax.Array]:
     """SciPy's label of each run, each point's run and the number of labels
     for the flat guarded layout ``foreground`` (see :func:`_guarded_shape`)
-    of strides ``strides``, by union-find over runs.  A point's label is
-    its run's where it is foreground (:func:`_per_point`); the labels of
-    nodes that are no run (padding) are meaningless.
+    of strides ``strides``, by union-find over runs (:func:`_components`).
+    A point's label is its run's where it is foreground
+    (:func:`_per_point`); the labels of nodes that are no run (padding)
+    are meaningless.
 
     With ``runs`` (a bound of the number of runs, for concrete input) the
-    runs are numbered in raster order of their first points: by a prefix
-    sum here, or by the host, ``numbered`` being each point's run and the
-    first points of the runs (padded with ``foreground.size``); with None
-    (a trace, where the number is not known) a run is named by the flat
-    index of its first point.  Either way each feature's root is its first
-    run, so numbering the roots by a prefix sum numbers the features by
-    their first point, as SciPy does.
+    runs are numbered in raster order of their first points by a prefix
+    sum; with None (a trace, where the number is not known) a run is named
+    by the flat index of its first point.  Either way a feature's first
+    run is its smallest node.
 
     Two runs that touch through an offset touch first at the first point
     of one of them; so the links hooked are those from and to the first
@@ -206,14 +207,11 @@ def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
         firsts = jnp.arange(size, dtype=index_dtype)
         valid = foreground
     else:
-        if numbered is None:
-            count = _prefix_count(start, index_dtype)
-            node = jnp.maximum(count - 1, 0)
-            firsts = jnp.searchsorted(
-                count, jnp.arange(1, runs + 1, dtype=index_dtype)
-            ).astype(index_dtype)
-        else:
-            node, firsts = numbered
+        count = _prefix_count(start, index_dtype)
+        node = jnp.maximum(count - 1, 0)
+        firsts = jnp.searchsorted(
+            count, jnp.arange(1, runs + 1, dtype=index_dtype)
+        ).astype(index_dtype)
         nodes = runs
         valid = is_node = firsts < size
         firsts = jnp.minimum(firsts, size - 1)
@@ -239,6 +237,26 @@ def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
         linked = valid & foreground[back]
         ends.append((jnp.where(linked, node[back], none),
                      jnp.where(linked, node[firsts], none)))
+    run_labels, count = _components(ends, nodes, is_node, index_dtype)
+    return run_labels, node, count
+
+
+def _components(ends: list[tuple[jax.Array, jax.Array]], nodes: int,
+                is_node: jax.Array, index_dtype: np.dtype
+                ) -> tuple[jax.Array, jax.Array]:
+    """The label of each of ``nodes`` nodes linked by ``ends`` (pairs of
+    node arrays; ``nodes`` for no link), and the number of labels: the
+    components of the links among the nodes that are ``is_node``, numbered
+    in the order of their smallest node.
+
+    Each root is hooked onto the smallest root linked to it (a
+    scatter-min) and pointer jumping makes every node point at its root
+    (O(log N) rounds per pass, not one per node of the longest path),
+    repeated until no two linked roots differ.  A component's root is then
+    its smallest node, so numbering the roots by a prefix sum numbers the
+    components by it.
+    """
+    none = nodes
     parent = jnp.arange(nodes + 1, dtype=index_dtype)
 
     def hook(state):
@@ -258,7 +276,7 @@ def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
     root = _compress(parent)[:nodes]
     is_root = (root == jnp.arange(nodes, dtype=index_dtype)) & is_node
     number = jnp.cumsum(is_root, dtype=index_dtype)
-    return number[root], node, number[-1]
+    return number[root], number[-1]
 
 
 def _per_point(foreground: jax.Array, run_labels: jax.Array,
@@ -268,18 +286,16 @@ def _per_point(foreground: jax.Array, run_labels: jax.Array,
     return jnp.where(foreground, run_labels[node], 0)
 
 
-@cached_jit(static_argnames=("offsets",))
-def _label_flat(foreground: jax.Array, strides: jax.Array, node: jax.Array,
-                firsts: jax.Array, *, offsets):
-    """Each run's label and the number of labels (:func:`_union_find`) of
-    a guarded layout laid out by the host in a buffer of a list length,
-    its ``strides`` traced and its runs numbered by the host (``node``,
-    ``firsts``): one program per buffer length and bound of runs, not per
-    shape.  The host paints the runs (:func:`_painted`)."""
-    run_labels, _, count = _union_find(foreground, strides, offsets,
-                                       node.dtype, firsts.shape[0],
-                                       (node, firsts))
-    return run_labels, count
+@cached_jit(static_argnames=("nodes",))
+def _label_links(a: jax.Array, b: jax.Array, runs: jax.Array, *,
+                 nodes: int) -> tuple[jax.Array, jax.Array]:
+    """Each run's label and the number of labels (:func:`_components`) of
+    ``runs`` runs (a traced count, at most ``nodes``) linked by ``a[i]``
+    to ``b[i]`` (``nodes`` for padding), links the host found: one
+    program per bound of runs and of links, whatever the array's shape.
+    The host paints the runs (:func:`_painted`)."""
+    is_node = jnp.arange(nodes, dtype=runs.dtype) < runs
+    return _components([(a, b)], nodes, is_node, runs.dtype)
 
 
 @cached_jit(static_argnames=("offsets", "index_dtype", "runs"))
@@ -329,42 +345,66 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
     buffer[:] = False
     core = _guarded_core(input.shape)
     buffer[:math.prod(guarded)].reshape(guarded)[core] = nonzero_mask(input)
-    # The runs found and numbered by numpy, which scans many times faster
-    # than XLA's CPU code, and painted by it.
-    start, end = buffer, buffer
+    # The runs found, linked and painted by numpy, which scans many times
+    # faster than XLA's CPU code; XLA finds their components.
     if _along_rows(input.ndim) in offsets:
-        start, end = buffer.copy(), buffer.copy()
-        start[1:] &= ~buffer[:-1]
-        end[:-1] &= ~buffer[1:]
-    found = np.flatnonzero(start)
+        # Runs start and end at the guards, so changes alternate.
+        changes = np.flatnonzero(buffer[1:] != buffer[:-1]) + 1
+        found, lengths = changes[0::2], changes[1::2] - changes[0::2]
+    else:
+        found = np.flatnonzero(buffer)
+        lengths = np.ones(found.size, np.intp)
     flat_dtype = label_index_dtype(length)
-    node = _run_of_each_point(found, length, flat_dtype)
-    firsts = np.full(_runs_bound(found.size, length), length, flat_dtype)
-    firsts[:found.size] = found
-    run_labels, count = _label_flat(buffer, np.asarray(_c_strides(guarded),
-                                                       flat_dtype),
-                                    node, firsts, offsets=offsets)
-    # Runs end at the guards, so each lies in one line of the array.
-    lengths = np.flatnonzero(end) + 1 - found
+    nodes = _runs_bound(found.size, length)
+    a, b = _links(buffer, found, offsets, _c_strides(guarded), nodes,
+                  flat_dtype)
+    run_labels, count = _label_links(a, b, np.asarray(found.size, flat_dtype),
+                                     nodes=nodes)
     labels = _painted(np.asarray(run_labels)[:found.size].astype(
         index_dtype, copy=False), _unguarded(found, input.shape), lengths,
         input.size).reshape(input.shape)
     return labels, count.astype(index_dtype)
 
 
+def _links(buffer: np.ndarray, firsts: np.ndarray,
+           offsets: tuple[tuple[int, ...], ...], strides: tuple[int, ...],
+           nodes: int, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """The links of :func:`_union_find` among the runs of a host guarded
+    layout ``buffer`` (their first points ``firsts``, ascending): from
+    each run's first point ``p`` to the run at ``p + offset`` and from the
+    run at ``p - offset`` to it, for each offset but the one along the
+    runs.  Two arrays of run numbers in ``dtype``, padded with ``nodes``
+    to a power of two (at least 4096) of links."""
+    node = _run_of_each_point(firsts, buffer.size, dtype)
+    own = np.arange(firsts.size, dtype=dtype)
+    ours, theirs = [], []
+    for offset in offsets:
+        if offset == _along_rows(len(offset)):
+            continue
+        step = _flat_offset(offset, strides)
+        for sign in (1, -1):
+            # Reads past the buffer's ends land on guards (background).
+            other = np.clip(firsts + sign * step, 0, buffer.size - 1)
+            linked = buffer[other]
+            ours.append(own[linked])
+            theirs.append(node[other[linked]])
+    count = sum(part.size for part in ours)
+    bound = max(4096, 1 << max(count - 1, 0).bit_length())
+    a = np.full(bound, nodes, dtype)
+    b = np.full(bound, nodes, dtype)
+    if count:
+        a[:count] = np.concatenate(ours)
+        b[:count] = np.concatenate(theirs)
+    return a, b
+
+
 def _run_of_each_point(firsts: np.ndarray, length: int, dtype: np.dtype
                        ) -> np.ndarray:
     """The number of the run (``firsts``: their first points, ascending)
-    each of ``length`` points lies in or after, 0 before the first; in
-    memory XLA adopts without a copy."""
+    each of ``length`` points lies in or after; 0 before the first."""
     numbers = np.arange(-1, firsts.size, dtype=dtype)
     numbers[0] = 0
-    node = np.repeat(numbers, np.diff(firsts, prepend=0, append=length))
-    if node.ctypes.data % XLA_ALIGNMENT:
-        aligned = aligned_empty(length, dtype)
-        aligned[:] = node
-        return aligned
-    return node
+    return np.repeat(numbers, np.diff(firsts, prepend=0, append=length))
 
 
 def _unguarded(positions: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
