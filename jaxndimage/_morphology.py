@@ -399,15 +399,17 @@ def _raster_pass(y: Array, passable: Array, above: tuple[int, ...],
 
 
 @cached_jit(static_argnames=("pattern", "origins", "iterations",
-                             "invert", "border", "out_dtype", "raster"))
+                             "invert", "border", "out_dtype", "raster",
+                             "fused"))
 def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
             origins: tuple[int, ...], iterations: int, invert: bool,
-            border: bool, out_dtype: np.dtype, raster: bool = True
-            ) -> Array:
+            border: bool, out_dtype: np.dtype, raster: bool = True,
+            fused: bool = False) -> Array:
     """Binary erosion (``invert=False``) or dilation (``invert=True``) of
     ``x != 0``, ``iterations`` times (below 1: until nothing changes, for
     2-D input by raster passes where ``raster``, else by scans along the
-    runs of every axis: see `_algorithms`)."""
+    runs of every axis, their steps ``fused`` or not: see
+    `_algorithms`)."""
     footprint = pattern.array
     y = (x != 0) if invert else (x == 0)
     fill = bool(border) if invert else not border
@@ -452,7 +454,7 @@ def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
             def accelerate(y):
                 for axis, direction in runs:
                     y = along_runs(y, passable, axis, direction,
-                                   jnp.logical_or, False)
+                                   jnp.logical_or, False, fused)
                 return y
 
         def round_(state):
@@ -951,7 +953,8 @@ def _run_binary(plan: BinaryPlan, input: Array, mask: Array | None) -> Array:
     """The kernel of a :class:`BinaryPlan`."""
     options = dict(iterations=plan.iterations, invert=plan.invert,
                    border=plan.border, out_dtype=plan.out_dtype,
-                   raster=algorithm("binary propagation") == "raster")
+                   raster=algorithm("binary propagation") == "raster",
+                   fused=algorithm("run scans") == "fused steps")
     if input.size == 0:
         if concrete_on_cpu(input):
             return like_input(np.zeros(input.shape, plan.out_dtype), input)

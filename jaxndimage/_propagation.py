@@ -61,13 +61,14 @@ def shifted_by(x: jax.Array, offset: tuple[int, ...], fill) -> jax.Array:
 def along_runs(y: jax.Array, passable: jax.Array, axis: int,
                direction: int,
                combine: Callable[[jax.Array, jax.Array], jax.Array],
-               fill) -> jax.Array:
+               fill, fused: bool = False) -> jax.Array:
     """``y`` at each passable sample combined with ``y`` at every sample
     ``direction`` further along ``axis`` that a run of passable samples
     reaches (the run's last sample need not be passable; ``fill`` past the
     edges must not change a value when combined).  A doubling scan of
-    ``log2(n)`` steps; each step is materialised, or XLA's fusion would
-    recompute the chain."""
+    ``log2(n)`` steps, each materialised behind an optimisation barrier
+    unless ``fused`` (the device's "run scans", `_algorithms`): the same
+    values either way."""
     n = y.shape[axis]
     reach, span = passable, 1
     while span < n:
@@ -77,17 +78,19 @@ def along_runs(y: jax.Array, passable: jax.Array, axis: int,
         if span < n:
             reach = reach & shifted(reach, axis, direction * (span // 2),
                                     False)
-        y, reach = lax.optimization_barrier((y, reach))
+        if not fused:
+            y, reach = lax.optimization_barrier((y, reach))
     return y
 
 
-@cached_jit(static_argnames=("offsets",))
+@cached_jit(static_argnames=("offsets", "fused"))
 def _minimum_over_features(values: jax.Array, foreground: jax.Array, *,
-                           offsets: tuple[tuple[int, ...], ...]
-                           ) -> jax.Array:
+                           offsets: tuple[tuple[int, ...], ...],
+                           fused: bool) -> jax.Array:
     """The minimum of ``values`` over each feature (connected through
     ``offsets`` and their opposites) at each of its points; ``values`` is
-    the largest integer of its dtype on the background."""
+    the largest integer of its dtype on the background.  ``fused``: see
+    :func:`along_runs`."""
     fill = np.iinfo(values.dtype).max
     runs, diagonals = [], []
     for offset in offsets:
@@ -103,7 +106,7 @@ def _minimum_over_features(values: jax.Array, foreground: jax.Array, *,
         for axis in runs:
             for direction in (1, -1):
                 values = along_runs(values, foreground, axis, direction,
-                                    jnp.minimum, fill)
+                                    jnp.minimum, fill, fused)
         for offset in diagonals:
             least = jnp.minimum(
                 shifted_by(values, offset, fill),
@@ -148,13 +151,16 @@ def _background_zero(number: jax.Array, foreground: jax.Array
 
 def propagated_labels(input: jax.Array, *,
                       offsets: tuple[tuple[int, ...], ...],
-                      index_dtype: np.dtype) -> tuple[jax.Array, jax.Array]:
+                      index_dtype: np.dtype, fused: bool = False
+                      ) -> tuple[jax.Array, jax.Array]:
     """SciPy's labels of the nonzero points of ``input`` connected through
     ``offsets`` (one of each pair of opposite offsets), in
     ``index_dtype``, and their number.  Four programs, the propagation
-    run twice (compiled once)."""
+    run twice (compiled once).  ``fused``: see :func:`along_runs`."""
     foreground, flat = _flat_indices(input, index_dtype=index_dtype)
-    root = _minimum_over_features(flat, foreground, offsets=offsets)
+    root = _minimum_over_features(flat, foreground, offsets=offsets,
+                                  fused=fused)
     counted, count = _root_numbers(root, foreground)
-    number = _minimum_over_features(counted, foreground, offsets=offsets)
+    number = _minimum_over_features(counted, foreground, offsets=offsets,
+                                    fused=fused)
     return _background_zero(number, foreground), count
