@@ -16,17 +16,19 @@ roots by a prefix sum gives SciPy's labels.
 Both routes read a *guarded layout* (:func:`_guarded_shape`): the
 array's foreground flat, with background guards that keep every
 neighbour read inside the buffer.  Concrete CPU input is laid out by the
-host, which finds the runs, their links (:func:`_links`) and, once XLA
-has found the components of the links (:func:`_label_links`, compiled
-per power of two of runs and of links, whatever the array's shape),
-paints each run's label into the array (:func:`_painted`): numpy scans
-and writes many times faster than XLA's CPU code, and the program does
-no work per point.  Other concrete input is
-labelled in one program at its shape (:func:`_label_exact`, the kernel
-:func:`_union_find`), its runs counted first and numbered by a prefix
-sum and a binary search; traced input likewise, with one node per point.
-Both find the components by the same hooking and pointer jumping
-(:func:`_components`).
+host, which finds the runs.  Where they are long (blobs), it finds their
+links (:func:`_links`) and, once XLA has found the components of the
+links (:func:`_label_links`, compiled per power of two of runs and of
+links, whatever the array's shape), paints each run's label into the
+array (:func:`_painted`): numpy scans and writes many times faster than
+XLA's CPU code, and the program does no work per point.  Where they are
+short (noise), numpy, paying per run, is no faster: one program links
+them and reads each point's label (:func:`_label_flat`, per buffer
+length and power of two of runs).  Other concrete input is labelled in
+one program at its shape (:func:`_label_exact`), its runs counted first
+and numbered by a prefix sum and a binary search; traced input likewise,
+with one node per point.  All find the components by the same hooking
+and pointer jumping (:func:`_components`).
 
 The entry point is :func:`_label_runs` (labels and their count for the
 structure's :func:`_backward_offsets`).  :func:`label_index_dtype` and
@@ -172,7 +174,8 @@ def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
-                runs: int | None) -> tuple[jax.Array, jax.Array, jax.Array]:
+                runs: int | None, numbered: tuple[jax.Array, jax.Array] | None
+                = None) -> tuple[jax.Array, jax.Array, jax.Array]:
     """SciPy's label of each run, each point's run and the number of labels
     for the flat guarded layout ``foreground`` (see :func:`_guarded_shape`)
     of strides ``strides``, by union-find over runs (:func:`_components`).
@@ -181,10 +184,12 @@ def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
     are meaningless.
 
     With ``runs`` (a bound of the number of runs, for concrete input) the
-    runs are numbered in raster order of their first points by a prefix
-    sum; with None (a trace, where the number is not known) a run is named
-    by the flat index of its first point.  Either way a feature's first
-    run is its smallest node.
+    runs are numbered in raster order of their first points: by a prefix
+    sum here, or by the host, ``numbered`` being each point's run and the
+    first points of the runs (padded with ``foreground.size``); with None
+    (a trace, where the number is not known) a run is named by the flat
+    index of its first point.  Either way a feature's first run is its
+    smallest node.
 
     Two runs that touch through an offset touch first at the first point
     of one of them; so the links hooked are those from and to the first
@@ -207,11 +212,14 @@ def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
         firsts = jnp.arange(size, dtype=index_dtype)
         valid = foreground
     else:
-        count = _prefix_count(start, index_dtype)
-        node = jnp.maximum(count - 1, 0)
-        firsts = jnp.searchsorted(
-            count, jnp.arange(1, runs + 1, dtype=index_dtype)
-        ).astype(index_dtype)
+        if numbered is None:
+            count = _prefix_count(start, index_dtype)
+            node = jnp.maximum(count - 1, 0)
+            firsts = jnp.searchsorted(
+                count, jnp.arange(1, runs + 1, dtype=index_dtype)
+            ).astype(index_dtype)
+        else:
+            node, firsts = numbered
         nodes = runs
         valid = is_node = firsts < size
         firsts = jnp.minimum(firsts, size - 1)
@@ -298,6 +306,20 @@ def _label_links(a: jax.Array, b: jax.Array, runs: jax.Array, *,
     return _components([(a, b)], nodes, is_node, runs.dtype)
 
 
+@cached_jit(static_argnames=("offsets",))
+def _label_flat(foreground: jax.Array, strides: jax.Array, node: jax.Array,
+                firsts: jax.Array, *, offsets):
+    """Each point's label and the number of labels (:func:`_union_find`,
+    :func:`_per_point`) of a guarded layout laid out by the host in a
+    buffer of a list length, its ``strides`` traced and its runs numbered
+    by the host (``node``, ``firsts``): one program per buffer length and
+    bound of runs, not per shape."""
+    run_labels, node, count = _union_find(foreground, strides, offsets,
+                                          node.dtype, firsts.shape[0],
+                                          (node, firsts))
+    return _per_point(foreground, run_labels, node), count
+
+
 @cached_jit(static_argnames=("offsets", "index_dtype", "runs"))
 def _label_exact(input: jax.Array, *, offsets, index_dtype, runs):
     """:func:`_union_find` of ``input`` at its own shape (traced input,
@@ -345,25 +367,48 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
     buffer[:] = False
     core = _guarded_core(input.shape)
     buffer[:math.prod(guarded)].reshape(guarded)[core] = nonzero_mask(input)
-    # The runs found, linked and painted by numpy, which scans many times
-    # faster than XLA's CPU code; XLA finds their components.
-    if _along_rows(input.ndim) in offsets:
-        # Runs start and end at the guards, so changes alternate.
-        changes = np.flatnonzero(buffer[1:] != buffer[:-1]) + 1
-        found, lengths = changes[0::2], changes[1::2] - changes[0::2]
-    else:
-        found = np.flatnonzero(buffer)
-        lengths = np.ones(found.size, np.intp)
+    # The runs found by numpy, which scans many times faster than XLA's
+    # CPU code.
+    along_rows = _along_rows(input.ndim) in offsets
+    start = buffer
+    if along_rows:
+        start = buffer.copy()
+        start[1:] &= ~buffer[:-1]
+    found = np.flatnonzero(start)
     flat_dtype = label_index_dtype(length)
     nodes = _runs_bound(found.size, length)
-    a, b = _links(buffer, found, offsets, _c_strides(guarded), nodes,
-                  flat_dtype)
+    strides = _c_strides(guarded)
+    if _DENSE_RUNS * found.size > length:
+        # Short runs (noise): XLA links the runs and reads each point's
+        # label; numpy, paying per run, would not do it faster.
+        node = aligned_empty(length, flat_dtype)
+        np.cumsum(start, dtype=flat_dtype, out=node)
+        node -= 1
+        np.maximum(node, 0, out=node)
+        firsts = np.full(nodes, length, flat_dtype)
+        firsts[:found.size] = found
+        labels, count = _label_flat(buffer, np.asarray(strides, flat_dtype),
+                                    node, firsts, offsets=offsets)
+        labels = np.asarray(labels)[:math.prod(guarded)].reshape(
+            guarded)[core]
+        return labels, count.astype(index_dtype)
+    # Long runs: numpy links them and paints them, XLA finds the
+    # components of the links.
+    lengths = np.ones(found.size, np.intp)
+    if along_rows:  # runs end at the guards
+        lengths = np.flatnonzero(buffer[:-1] & ~buffer[1:]) + 1 - found
+    a, b = _links(buffer, found, offsets, strides, nodes, flat_dtype)
     run_labels, count = _label_links(a, b, np.asarray(found.size, flat_dtype),
                                      nodes=nodes)
     labels = _painted(np.asarray(run_labels)[:found.size].astype(
         index_dtype, copy=False), _unguarded(found, input.shape), lengths,
         input.size).reshape(input.shape)
     return labels, count.astype(index_dtype)
+
+
+#: Runs are short (:func:`_label_runs`) where more than one point in this
+#: many starts one.
+_DENSE_RUNS = 8
 
 
 def _links(buffer: np.ndarray, firsts: np.ndarray,
@@ -376,7 +421,6 @@ def _links(buffer: np.ndarray, firsts: np.ndarray,
     runs.  Two arrays of run numbers in ``dtype``, padded with ``nodes``
     to a power of two (at least 4096) of links."""
     node = _run_of_each_point(firsts, buffer.size, dtype)
-    own = np.arange(firsts.size, dtype=dtype)
     ours, theirs = [], []
     for offset in offsets:
         if offset == _along_rows(len(offset)):
@@ -384,9 +428,9 @@ def _links(buffer: np.ndarray, firsts: np.ndarray,
         step = _flat_offset(offset, strides)
         for sign in (1, -1):
             # Reads past the buffer's ends land on guards (background).
-            other = np.clip(firsts + sign * step, 0, buffer.size - 1)
-            linked = buffer[other]
-            ours.append(own[linked])
+            other = firsts + sign * step
+            linked = np.flatnonzero(buffer.take(other, mode="clip"))
+            ours.append(linked.astype(dtype, copy=False))
             theirs.append(node[other[linked]])
     count = sum(part.size for part in ours)
     bound = max(4096, 1 << max(count - 1, 0).bit_length())

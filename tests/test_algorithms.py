@@ -198,3 +198,31 @@ def test_chamfer_stages_as_programs_or_one_program_equal_scipy(kind, shape):
                     want)
         got = jax.jit(jn.distance_transform_cdt)(jnp.asarray(masks[0]))
     np.testing.assert_array_equal(got, ndi.distance_transform_cdt(masks[0]))
+
+
+@pytest.mark.parametrize("shape", [(300, 257), (40, 37, 45), (9, 10, 11, 12)])
+def test_label_of_host_input_by_short_and_long_runs_equals_scipy(shape):
+    """The CPU's two host routes of `label` (`_labelling._label_runs`):
+    short runs (noise) in one XLA program, long runs (blobs) linked and
+    painted by numpy; each for every connectivity."""
+    from jaxndimage import _labelling
+
+    noise = _mask(shape, 3, 0.5)
+    blobs = ndi.gaussian_filter(np.random.default_rng(4).random(shape),
+                                2) > 0.5
+    for mask, short in ((noise, True), (blobs, False)):
+        runs = np.count_nonzero(mask[..., 0]) + np.count_nonzero(
+            mask[..., 1:] & ~mask[..., :-1])
+        # Far from the routes' threshold (one run start in
+        # `_DENSE_RUNS` points of a buffer at most twice the array).
+        if short:
+            assert _labelling._DENSE_RUNS * runs > 2 * mask.size
+        else:
+            assert _labelling._DENSE_RUNS * runs < mask.size / 2
+        for connectivity in range(1, len(shape) + 1):
+            structure = ndi.generate_binary_structure(len(shape),
+                                                      connectivity)
+            want, count = ndi.label(mask, structure)
+            got, got_count = jn.label(mask, structure)
+            np.testing.assert_array_equal(got, want)
+            assert got_count == count
