@@ -378,7 +378,7 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
     flat_dtype = label_index_dtype(length)
     nodes = _runs_bound(found.size, length)
     strides = _c_strides(guarded)
-    if _DENSE_RUNS * found.size > length:
+    if _DENSE_RUNS * found.size > math.prod(guarded):
         # Short runs (noise): XLA links the runs and reads each point's
         # label; numpy, paying per run, would not do it faster.
         node = aligned_empty(length, flat_dtype)
@@ -407,7 +407,7 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
 
 
 #: Runs are short (:func:`_label_runs`) where more than one point in this
-#: many starts one.
+#: many of the guarded layout starts one.
 _DENSE_RUNS = 8
 
 

@@ -208,7 +208,6 @@ def test_label_of_host_input_by_short_and_long_runs_equals_scipy(shape):
     short runs (noise) in one XLA program, long runs (blobs) linked and
     painted by numpy; each for every connectivity."""
     from jaxndimage import _labelling
-    from jaxndimage._canvas import list_length
 
     noise = _mask(shape, 3, 0.5)
     blobs = ndi.gaussian_filter(np.random.default_rng(4).random(shape),
@@ -216,8 +215,8 @@ def test_label_of_host_input_by_short_and_long_runs_equals_scipy(shape):
     for mask, short in ((noise, True), (blobs, False)):
         runs = np.count_nonzero(mask[..., 0]) + np.count_nonzero(
             mask[..., 1:] & ~mask[..., :-1])
-        length = list_length(math.prod(_labelling._guarded_shape(shape)))
-        assert (_labelling._DENSE_RUNS * runs > length) == short
+        points = math.prod(_labelling._guarded_shape(shape))
+        assert (_labelling._DENSE_RUNS * runs > points) == short
         for connectivity in range(1, len(shape) + 1):
             structure = ndi.generate_binary_structure(len(shape),
                                                       connectivity)
