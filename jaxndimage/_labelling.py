@@ -347,11 +347,14 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
     runs.
 
     Concrete input on a CPU is laid out guarded (:func:`_guarded_shape`)
-    by the host in a buffer of a list length (:func:`list_length`), and
-    labelled there by one program per buffer length and bound of runs;
-    its labels come back as a numpy array.  Other concrete input is
-    labelled at its own shape, with the runs counted first; traced input
-    with one node per point.  Those labels are JAX arrays.
+    by the host in a buffer of a list length (:func:`list_length`), where
+    numpy finds its runs; short runs are linked and labelled by one
+    program per buffer length and bound of runs (:func:`_label_flat`),
+    long ones linked and painted by numpy around a program per bound of
+    runs and of links (:func:`_label_links`).  Its labels come back as a
+    numpy array.  Other concrete input is labelled at its own shape, with
+    the runs counted first; traced input with one node per point.  Those
+    labels are JAX arrays.
     """
     if isinstance(input, jax.core.Tracer):
         return _label_exact(input, offsets=offsets, index_dtype=index_dtype,

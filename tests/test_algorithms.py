@@ -37,21 +37,23 @@ def test_every_family_has_an_algorithm_for_each_kind():
             pass
 
 
+def _labels_equal_scipys(mask, jax_too=True):
+    """`label` of ``mask`` (and of it as a JAX array) for every
+    connectivity equals SciPy's."""
+    for connectivity in range(1, mask.ndim + 1):
+        structure = ndi.generate_binary_structure(mask.ndim, connectivity)
+        want, count = ndi.label(mask, structure)
+        for given in (mask, jnp.asarray(mask)) if jax_too else (mask,):
+            got, got_count = jn.label(given, structure)
+            np.testing.assert_array_equal(got, want)
+            assert int(got_count) == count
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("shape", SHAPES)
 def test_label_numbers_features_as_scipy(kind, shape):
-    mask = _mask(shape, len(shape))
     with as_on(kind):
-        for connectivity in range(1, len(shape) + 1):
-            structure = ndi.generate_binary_structure(len(shape),
-                                                      connectivity)
-            want, count = ndi.label(mask, structure)
-            got, got_count = jn.label(mask, structure)
-            np.testing.assert_array_equal(got, want)
-            assert got_count == count
-            got, got_count = jn.label(jnp.asarray(mask), structure)
-            np.testing.assert_array_equal(got, want)
-            assert int(got_count) == count
+        _labels_equal_scipys(_mask(shape, len(shape)))
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -217,10 +219,4 @@ def test_label_of_host_input_by_short_and_long_runs_equals_scipy(shape):
             mask[..., 1:] & ~mask[..., :-1])
         points = math.prod(_labelling._guarded_shape(shape))
         assert (_labelling._DENSE_RUNS * runs > points) == short
-        for connectivity in range(1, len(shape) + 1):
-            structure = ndi.generate_binary_structure(len(shape),
-                                                      connectivity)
-            want, count = ndi.label(mask, structure)
-            got, got_count = jn.label(mask, structure)
-            np.testing.assert_array_equal(got, want)
-            assert got_count == count
+        _labels_equal_scipys(mask, jax_too=False)
