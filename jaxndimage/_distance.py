@@ -70,6 +70,16 @@ Brute force (`distance_transform_bf`)
     list of border elements is found on the host for concrete input (padded
     to a power of two); traced input compares with every element.
 
+Concrete input on a CPU: the host's shifts
+    The Euclidean transform without sampling (or a sampling of ones) of
+    concrete input on a CPU runs the accelerators' shifts in numpy
+    (:func:`_edt_host_shifts`): integer squared distances, so SciPy's
+    distances and features exactly, and nothing compiled.  A shift costs
+    a few passes over the array, so they serve arrays whose features lie
+    within `_MOST_HOST_SHIFTS` elements (noise, small blobs, thin shapes);
+    a probe of one line in `_PROBE_STRIDE` gives other arrays, for a few
+    percent of the transform's time, to the routes below.
+
 Concrete input on a CPU: flat canvases
     XLA compiles a program per input shape, and each transform runs
     several (the Euclidean one a program per stage and per transpose), so
@@ -122,6 +132,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -1755,6 +1766,198 @@ def _edt_no_background(shape: tuple[int, ...], sampling: tuple | None,
     return dt, ft if indices else None
 
 
+#: The most shifts along an axis the host's shifts take (see
+#: :func:`_edt_host_shifts`) before they give the array to the flat
+#: canvases, by the integer type of their keys: past about this many the
+#: flat kernels are faster (``benchmarks/bench_distance.py``).
+_MOST_HOST_SHIFTS = {np.dtype(np.int32): 32, np.dtype(np.int64): 10}
+
+
+def _running_rows(values: np.ndarray, op: np.ufunc, reverse: bool = False
+                  ) -> np.ndarray:
+    """``values[i] = op(values[i -+ 1], values[i])`` along axis 0, in place,
+    one row at a time (numpy's ``accumulate`` along axis 0 walks each
+    column with a stride)."""
+    lines = values.reshape(len(values), -1)
+    if reverse:
+        for i in range(len(lines) - 2, -1, -1):
+            op(lines[i + 1], lines[i], out=lines[i])
+    else:
+        for i in range(1, len(lines)):
+            op(lines[i - 1], lines[i], out=lines[i])
+    return values
+
+
+def _along(axis: int, ndim: int, start: int, stop: int) -> tuple:
+    """The index of positions ``start:stop`` along ``axis``."""
+    index: list[Any] = [slice(None)] * ndim
+    index[axis] = slice(start, stop)
+    return tuple(index)
+
+
+def _nearest_offsets_first(background: np.ndarray, none: int,
+                           work: np.dtype) -> np.ndarray:
+    """Offset along axis 0 from each element to its nearest background
+    element, the lower on ties, and ``none`` (at least the axis's length)
+    where the line has none; by a running maximum and minimum of
+    positions.  Selections are products with the masks, as numpy's
+    masked selections are several times slower."""
+    n = background.shape[0]
+    position = np.arange(n, dtype=work).reshape(
+        (n,) + (1,) * (background.ndim - 1))
+    flags = background.astype(work)
+    past = work.type(none + n)  # farther than ``none`` from any position
+    # The last background position at or before each element, and the
+    # first at or after it (``-past`` and ``past`` where there is none).
+    below = _running_rows(flags * (position + past) - past, np.maximum)
+    above = _running_rows(past - flags * (past - position), np.minimum,
+                          reverse=True)
+    down, up = position - below, above - position
+    offset = (up < down).astype(work) * (up + down) - down
+    return np.clip(offset, -none, none, out=offset)
+
+
+def _least_keys(keys: np.ndarray, axis: int, width: int, far: int,
+                signed: bool, most_shifts: int) -> np.ndarray | None:
+    """Each element's least key ``(squared distance) * width + bias``
+    against the keys of the elements ``t`` away along ``axis`` plus
+    ``t ** 2 * width`` (and ``t``, where ``signed``), ``t = ±1, ±2, ...``,
+    until ``t ** 2`` exceeds every squared distance of a line that has one
+    below ``far``; in place.  None where that takes more than
+    ``most_shifts`` shifts."""
+    ndim, length = keys.ndim, keys.shape[axis]
+    # Lines along the axis without a feature are left as they are.
+    lines = (keys < far * width).any(axis=axis, keepdims=True)
+    candidates = keys.copy()
+    s = 1
+    while s < length:
+        top = keys.max() // width
+        if top >= far:
+            top = (keys * lines).max() // width
+        if s * s > top:
+            break
+        if s > most_shifts:
+            return None
+        for t in (s, -s):
+            here = _along(axis, ndim, 0, length - s)
+            there = _along(axis, ndim, s, length)
+            if t < 0:
+                here, there = there, here
+            step = keys.dtype.type(s * s * width + (t if signed else 0))
+            np.minimum(keys[here], candidates[there] + step, out=keys[here])
+        s += 1
+    return keys
+
+
+#: Lines along axis 1 that :func:`_edt_host_shifts` tries first, one in
+#: this many along axis 0, to give up early on an array whose features lie
+#: far apart.
+_PROBE_STRIDE = 16
+
+
+def _probe_fails(mask: np.ndarray, most_shifts: int) -> bool:
+    """Whether the pass along axis 1 of :func:`_edt_host_shifts` needs more
+    than ``most_shifts`` shifts on the lines of ``mask`` at every
+    `_PROBE_STRIDE`-th position along axis 0, or finds no background
+    within ``most_shifts`` of one of their elements along axes 0 and 1.
+
+    Their distances along axis 0 are searched only that far (past it, the
+    pass fails whatever they are), so the probe reads a small part of the
+    array: a few percent of the transform's work.
+    """
+    reach = most_shifts + 1
+    rows = len(range(0, mask.shape[0], _PROBE_STRIDE))
+    widths = [(reach, reach)] + [(0, 0)] * (mask.ndim - 1)
+    padded = np.pad(mask, widths, constant_values=True)
+    # Each probed element's distance along axis 0 to the background, up to
+    # ``reach``: the steps after which it has found none.
+    open_ = np.ones((rows,) + mask.shape[1:], bool)
+    distance = np.zeros(open_.shape, np.int32)
+    for t in range(reach):
+        for start in (reach + t, reach - t):
+            open_ &= padded[start::_PROBE_STRIDE][:rows]
+        distance += open_
+    keys = distance * distance
+    # A far beyond ``reach ** 2``: every line is searched.
+    return _least_keys(keys, 1, 1, reach * reach + 1, False,
+                       most_shifts) is None
+
+
+def _edt_host_shifts(mask: np.ndarray, dtype: np.dtype, distances: bool,
+                     indices: bool
+                     ) -> tuple[np.ndarray | None, np.ndarray | None] | None:
+    """The Euclidean transform of a host ``mask`` (True on the foreground,
+    some background) without sampling, by the shifts of the accelerators'
+    kernels (:func:`_shifts_pass`) in numpy: distances and features as
+    numpy arrays (None where not wanted), or None where an axis needs more
+    than `_MOST_HOST_SHIFTS` shifts (features far apart: large blobs).
+
+    Along axis 0, each element's nearest background element, the lower on
+    ties; along each further axis, each element against those ``t`` away,
+    ``t = ±1, ±2, ...`` (:func:`_least_keys`): the least squared distance
+    wins, and of equal ones the least ``t``.  The squared distances are
+    integers, summed exactly, so the distances and features are SciPy's,
+    ties included; nothing is compiled, so an image of a new shape costs
+    only its numpy work.
+    """
+    shape, ndim = mask.shape, mask.ndim
+    # ``far``, the squared distance of "no feature", exceeds every squared
+    # distance in the array, and the keys of far ones fit in ``work``.
+    none = math.isqrt(sum(n * n for n in shape)) + 1
+    far = none * none
+    width = 2 * max(shape) - 1 if indices else 1
+    work = np.dtype(np.int32)
+    if (far + ndim * (_MOST_HOST_SHIFTS[work] + 1) ** 2) * width >= 2 ** 31:
+        work = np.dtype(np.int64)
+    most_shifts = _MOST_HOST_SHIFTS[work]
+    if ndim > 1 and _probe_fails(mask, most_shifts):
+        return None
+    offset = _nearest_offsets_first(~mask, none, work)
+    best = offset * offset
+    offsets = [offset]
+    for axis in range(1, ndim):
+        length = shape[axis]
+        # Keys: squared distance * width + t + length - 1.
+        keys = best * work.type(width)
+        if indices:
+            keys += length - 1
+        if _least_keys(keys, axis, width, far, indices,
+                       most_shifts) is None:
+            return None
+        if indices:
+            shift = keys % width - (length - 1)
+            source = shift + np.arange(length, dtype=work).reshape(
+                (length,) + (1,) * (ndim - 1 - axis))
+            offsets = [np.take_along_axis(o, source, axis) for o in offsets]
+            offsets.append(shift)
+            best = keys // width
+        else:
+            best = keys
+    if np.dtype(dtype).itemsize < 8 and best.max() >= 2 ** 24:
+        return None  # a float32 sum of the axes' squares would round
+    dt = np.sqrt(best.astype(dtype)) if distances else None
+    ft = None
+    if indices:
+        ft = (np.stack(offsets) + np.indices(shape, work)).astype(np.int32)
+    return dt, ft
+
+
+def _on_host_shifts(input: Any, plan: EuclideanPlan, sampling: tuple | None
+                    ) -> tuple | None:
+    """:func:`_edt_host_shifts` of concrete input on a CPU with some
+    background and no sampling but ones, where they finish; else None."""
+    if (not concrete_on_cpu(input) or input.ndim == 0 or input.size == 0
+            or (sampling is not None and not all(
+                not isinstance(v, jax.core.Tracer) and v == 1
+                for v in sampling))):
+        return None
+    mask = np.asarray(input) != 0
+    if mask.all():
+        return None
+    return _edt_host_shifts(mask, plan.dtype, plan.return_distances,
+                            plan.return_indices)
+
+
 def _edt_flat(mask: np.ndarray, sampling: tuple | None, dtype: np.dtype,
               distances: bool, indices: bool
               ) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -1998,6 +2201,10 @@ def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
 def _run_edt(plan: EuclideanPlan, input: Array, sampling: tuple | None,
              distances: Any, indices: Any) -> Any:
     """The kernel of a :class:`EuclideanPlan`."""
+    shifted = _on_host_shifts(input, plan, sampling)
+    if shifted is not None:
+        return _results(*_like(input, *shifted), distances, indices,
+                        plan.return_distances, plan.return_indices)
     flat = _on_flat_canvases(input, plan, sampling, lambda: _edt_flat(
         np.asarray(input).reshape(input.shape or (1,)) != 0, sampling,
         plan.dtype, plan.return_distances, plan.return_indices))

@@ -49,13 +49,21 @@ def _same(ours, theirs):
     np.testing.assert_array_equal(ours, theirs)
 
 
+def _without_host_shifts(monkeypatch):
+    """The Euclidean transform of numpy input without the host's shifts:
+    what an array whose features lie far apart runs."""
+    monkeypatch.setattr(_distance, "_on_host_shifts", lambda *args: None)
+
+
 @pytest.fixture(params=["flat", "exact"])
 def route(request, monkeypatch):
     """Numpy input through the flat-canvas kernels (the first calls of a
-    plan on a shape) or through the exact-shape ones (once they pay)."""
+    plan on a shape) or through the exact-shape ones (once they pay); the
+    Euclidean transform's host shifts are tested on their own."""
     monkeypatch.setattr(_distance, "_flat_seconds", {})
     monkeypatch.setattr(_distance, "EXACT_AFTER_S",
                         np.inf if request.param == "flat" else 0.0)
+    _without_host_shifts(monkeypatch)
     return request.param
 
 
@@ -94,6 +102,73 @@ def test_bf_matches_scipy_with_ties(shape, route):
                                             return_indices=True),
                   ndi.distance_transform_bf(image, metric, sampling=0.7,
                                             return_indices=True))
+
+
+def _noise_and_blobs(shape, seed):
+    """Noise of several densities (near features, and in 3-D and 4-D lines
+    without any) and blobs of a few radii."""
+    rng = np.random.default_rng(seed)
+    masks = [rng.random(shape) < p for p in (0.3, 0.7, 0.95, 0.995)]
+    smooth = ndi.gaussian_filter(rng.random(shape), 2)
+    return masks + [smooth > np.median(smooth)] + _images(shape, seed)[:3]
+
+
+@pytest.mark.parametrize("shape", [(40,), (1, 9), (23, 31), (3, 200),
+                                   (200, 3), (9, 10, 11), (5, 6, 7, 8)])
+def test_edt_host_shifts_match_scipy_with_ties(shape, monkeypatch):
+    """Numpy input without sampling (or a sampling of ones): the host's
+    shifts where features are near, SciPy's distances and indices, ties
+    included, in float64 and (for JAX input without x64) float32."""
+    taken = []
+    shifts = _distance._edt_host_shifts
+    monkeypatch.setattr(_distance, "_edt_host_shifts", lambda *args: (
+        taken.append(shifts(*args)) or taken[-1]))
+    for image in _noise_and_blobs(shape, len(shape)):
+        if image.all():
+            continue
+        expected = ndi.distance_transform_edt(image, return_indices=True)
+        for sampling in (None, [1] * len(shape)):
+            taken.clear()
+            _same(jnd.distance_transform_edt(image, sampling,
+                                             return_indices=True), expected)
+            # Features this near need few shifts: the host's run.
+            assert taken and (taken[-1] is not None
+                              or expected[0].max() > 8)
+        _same(jnd.distance_transform_edt(image),
+              ndi.distance_transform_edt(image))
+        np.testing.assert_array_equal(
+            jnd.distance_transform_edt(jnp.asarray(image)),
+            ndi.distance_transform_edt(image).astype(np.float32))
+
+
+def test_edt_host_shifts_keep_scipy_s_ties_in_int64_keys():
+    """An array whose keys (squared distance and shift) need int64, the
+    features of a noise image among many ties."""
+    image = np.ones((1300, 40), bool)
+    image[::5, ::3] = False
+    image[np.random.default_rng(0).random(image.shape) < 0.1] = False
+    assert _distance._edt_host_shifts(image, np.dtype(np.float64), True,
+                                      True) is not None
+    _same(jnd.distance_transform_edt(image, return_indices=True),
+          ndi.distance_transform_edt(image, return_indices=True))
+
+
+def test_edt_host_shifts_give_far_features_to_the_flat_canvases(monkeypatch):
+    """Features farther apart than the host's shifts go: found by the probe
+    (a blob), or past it (a blob between probed lines, with the probe
+    reading only the first line): SciPy's results by the flat canvases."""
+    monkeypatch.setattr(_distance, "_flat_seconds", {})
+    blob = np.ones((150, 160), bool)
+    blob[0] = blob[-1] = False
+    between = blob.copy()
+    between[::4] = False
+    between[20:120] = True
+    for image, stride in ((blob, _distance._PROBE_STRIDE), (between, 10 ** 6)):
+        monkeypatch.setattr(_distance, "_PROBE_STRIDE", stride)
+        assert _distance._edt_host_shifts(image, np.dtype(np.float64), True,
+                                          False) is None
+        _same(jnd.distance_transform_edt(image, return_indices=True),
+              ndi.distance_transform_edt(image, return_indices=True))
 
 
 def test_cdt_reads_a_structure_as_bytes_like_scipy():
@@ -261,8 +336,10 @@ def test_dask_is_computed_whole_and_returned_as_dask():
 @pytest.fixture
 def unseen(monkeypatch):
     """No call of this process met before: the first call of a plan on a
-    shape runs on flat canvases."""
+    shape runs on flat canvases (the Euclidean transform's host shifts,
+    which compile nothing, left out)."""
     monkeypatch.setattr(_distance, "_flat_seconds", {})
+    _without_host_shifts(monkeypatch)
 
 
 def _ragged(shape, seed):
