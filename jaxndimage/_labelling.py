@@ -16,19 +16,19 @@ roots by a prefix sum gives SciPy's labels.
 Both routes read a *guarded layout* (:func:`_guarded_shape`): the
 array's foreground flat, with background guards that keep every
 neighbour read inside the buffer.  Concrete CPU input is laid out by the
-host, which finds the runs.  Where they are long (blobs), it finds their
-links (:func:`_links`) and, once XLA has found the components of the
-links (:func:`_label_links`, compiled per power of two of runs and of
-links, whatever the array's shape), paints each run's label into the
-array (:func:`_painted`): numpy scans and writes many times faster than
-XLA's CPU code, and the program does no work per point.  Where they are
-short (noise), numpy, paying per run, is no faster: one program links
-them and reads each point's label (:func:`_label_flat`, per buffer
-length and power of two of runs).  Other concrete input is labelled in
-one program at its shape (:func:`_label_exact`), its runs counted first
-and numbered by a prefix sum and a binary search; traced input likewise,
-with one node per point.  All find the components by the same hooking
-and pointer jumping (:func:`_components`).
+host, which finds the runs, their links (:func:`_links`) and the
+components of the links (:func:`_host_components`, the same hooking and
+pointer jumping in numpy), and paints each run's label into the array
+(:func:`_painted`): numpy scans and writes many times faster than XLA's
+CPU code, and nothing compiles.  Where runs are short (noise), numpy pays
+per run, and one program that links them and reads each point's label
+(:func:`_label_flat`, per buffer length and power of two of runs) runs
+up to twice as fast: a program's short runs go to numpy until they have
+cost about what it compiles in (`PROGRAM_AFTER_S`), then to it.  Other
+concrete input is labelled in one program at its shape
+(:func:`_label_exact`), its runs counted first and numbered by a prefix
+sum and a binary search; traced input likewise, with one node per point.
+The programs find the components by :func:`_components`.
 
 The entry point is :func:`_label_runs` (labels and their count for the
 structure's :func:`_backward_offsets`).  :func:`label_index_dtype` and
@@ -40,6 +40,7 @@ neither.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import jax
@@ -294,16 +295,35 @@ def _per_point(foreground: jax.Array, run_labels: jax.Array,
     return jnp.where(foreground, run_labels[node], 0)
 
 
-@cached_jit(static_argnames=("nodes",))
-def _label_links(a: jax.Array, b: jax.Array, runs: jax.Array, *,
-                 nodes: int) -> tuple[jax.Array, jax.Array]:
-    """Each run's label and the number of labels (:func:`_components`) of
-    ``runs`` runs (a traced count, at most ``nodes``) linked by ``a[i]``
-    to ``b[i]`` (``nodes`` for padding), links the host found: one
-    program per bound of runs and of links, whatever the array's shape.
-    The host paints the runs (:func:`_painted`)."""
-    is_node = jnp.arange(nodes, dtype=runs.dtype) < runs
-    return _components([(a, b)], nodes, is_node, runs.dtype)
+def _host_components(a: np.ndarray, b: np.ndarray, runs: int
+                     ) -> tuple[np.ndarray, int]:
+    """:func:`_components` in numpy: the label of each of ``runs`` runs
+    linked by ``a[i]`` to ``b[i]`` (links the host found) and the number
+    of labels, with nothing compiled.
+
+    Each root is hooked onto the smallest root linked to it
+    (``np.minimum.at``) after pointer jumping has made every run point at
+    its root; links whose two runs share a root are dropped, as they share
+    one from then on.  A run's parent is never above it, so a feature's
+    root is its first run.
+    """
+    parent = np.arange(runs, dtype=a.dtype)
+    while True:
+        while True:
+            grandparent = parent[parent]
+            if np.array_equal(grandparent, parent):
+                break
+            parent = grandparent
+        root_a, root_b = parent[a], parent[b]
+        apart = root_a != root_b
+        if not apart.any():
+            break
+        a, b, root_a, root_b = a[apart], b[apart], root_a[apart], root_b[apart]
+        np.minimum.at(parent, np.maximum(root_a, root_b),
+                      np.minimum(root_a, root_b))
+    is_root = parent == np.arange(runs, dtype=a.dtype)
+    number = np.cumsum(is_root, dtype=a.dtype)
+    return number[parent], int(number[-1]) if runs else 0
 
 
 @cached_jit(static_argnames=("offsets",))
@@ -348,10 +368,10 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
 
     Concrete input on a CPU is laid out guarded (:func:`_guarded_shape`)
     by the host in a buffer of a list length (:func:`list_length`), where
-    numpy finds its runs; short runs are linked and labelled by one
-    program per buffer length and bound of runs (:func:`_label_flat`),
-    long ones linked and painted by numpy around a program per bound of
-    runs and of links (:func:`_label_links`).  Its labels come back as a
+    numpy finds its runs, links them, finds their components and paints
+    them; short runs of a program of :func:`_label_flat` (one per buffer
+    length and bound of runs) whose numpy runs have cost
+    `PROGRAM_AFTER_S` are labelled by it.  Its labels come back as a
     numpy array.  Other concrete input is labelled at its own shape, with
     the runs counted first; traced input with one node per point.  Those
     labels are JAX arrays.
@@ -381,9 +401,12 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
     flat_dtype = label_index_dtype(length)
     nodes = _runs_bound(found.size, length)
     strides = _c_strides(guarded)
-    if _DENSE_RUNS * found.size > math.prod(guarded):
-        # Short runs (noise): XLA links the runs and reads each point's
-        # label; numpy, paying per run, would not do it faster.
+    program = (length, nodes, offsets)
+    short = _DENSE_RUNS * found.size > math.prod(guarded)
+    if short and _host_seconds.get(program, 0.0) >= PROGRAM_AFTER_S:
+        # Short runs (noise) of a program whose host runs have cost about
+        # what it compiles in: XLA links the runs and reads each point's
+        # label, faster than numpy, paying per run, does.
         node = aligned_empty(length, flat_dtype)
         np.cumsum(start, dtype=flat_dtype, out=node)
         node -= 1
@@ -395,18 +418,37 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
         labels = np.asarray(labels)[:math.prod(guarded)].reshape(
             guarded)[core]
         return labels, count.astype(index_dtype)
-    # Long runs: numpy links them and paints them, XLA finds the
-    # components of the links.
+    # numpy links the runs, finds the components of the links and paints
+    # each run's label.
+    began = time.perf_counter()
     lengths = np.ones(found.size, np.intp)
     if along_rows:  # runs end at the guards
         lengths = np.flatnonzero(buffer[:-1] & ~buffer[1:]) + 1 - found
-    a, b = _links(buffer, found, offsets, strides, nodes, flat_dtype)
-    run_labels, count = _label_links(a, b, np.asarray(found.size, flat_dtype),
-                                     nodes=nodes)
-    labels = _painted(np.asarray(run_labels)[:found.size].astype(
-        index_dtype, copy=False), _unguarded(found, input.shape), lengths,
-        input.size).reshape(input.shape)
-    return labels, count.astype(index_dtype)
+    a, b = _links(buffer, found, offsets, strides, flat_dtype)
+    run_labels, count = _host_components(a, b, found.size)
+    labels = _painted(run_labels.astype(index_dtype, copy=False),
+                      _unguarded(found, input.shape), lengths,
+                      input.size).reshape(input.shape)
+    if short:
+        if program not in _host_seconds and len(_host_seconds) >= _MOST_SEEN:
+            _host_seconds.clear()
+        _host_seconds[program] = (_host_seconds.get(program, 0.0)
+                                  + time.perf_counter() - began)
+    return labels, np.asarray(count, index_dtype)
+
+
+#: Per program of :func:`_label_flat` (buffer length, bound of runs,
+#: offsets): the seconds short runs have been labelled by numpy in this
+#: process instead; emptied when it holds `_MOST_SEEN`.
+_host_seconds: dict[tuple, float] = {}
+_MOST_SEEN = 4096
+
+#: The seconds short runs of a program of :func:`_label_flat` are
+#: labelled by numpy before the program compiles: about what compiling it
+#: costs on a CPU, so that a script over many sizes compiles nothing for
+#: its labels while a long run of one size pays for its program (numpy
+#: takes up to about twice as long as it on noise).
+PROGRAM_AFTER_S = 0.3
 
 
 #: Runs are short (:func:`_label_runs`) where more than one point in this
@@ -416,13 +458,12 @@ _DENSE_RUNS = 8
 
 def _links(buffer: np.ndarray, firsts: np.ndarray,
            offsets: tuple[tuple[int, ...], ...], strides: tuple[int, ...],
-           nodes: int, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+           dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
     """The links of :func:`_union_find` among the runs of a host guarded
     layout ``buffer`` (their first points ``firsts``, ascending): from
     each run's first point ``p`` to the run at ``p + offset`` and from the
     run at ``p - offset`` to it, for each offset but the one along the
-    runs.  Two arrays of run numbers in ``dtype``, padded with ``nodes``
-    to a power of two (at least 4096) of links."""
+    runs.  Two arrays of run numbers in ``dtype``."""
     node = _run_of_each_point(firsts, buffer.size, dtype)
     ours, theirs = [], []
     for offset in offsets:
@@ -435,14 +476,9 @@ def _links(buffer: np.ndarray, firsts: np.ndarray,
             linked = np.flatnonzero(buffer.take(other, mode="clip"))
             ours.append(linked.astype(dtype, copy=False))
             theirs.append(node[other[linked]])
-    count = sum(part.size for part in ours)
-    bound = max(4096, 1 << max(count - 1, 0).bit_length())
-    a = np.full(bound, nodes, dtype)
-    b = np.full(bound, nodes, dtype)
-    if count:
-        a[:count] = np.concatenate(ours)
-        b[:count] = np.concatenate(theirs)
-    return a, b
+    if not ours:
+        return np.zeros(0, dtype), np.zeros(0, dtype)
+    return np.concatenate(ours), np.concatenate(theirs)
 
 
 def _run_of_each_point(firsts: np.ndarray, length: int, dtype: np.dtype

@@ -205,18 +205,28 @@ def test_chamfer_stages_as_programs_or_one_program_equal_scipy(kind, shape):
 
 
 @pytest.mark.parametrize("shape", [(300, 257), (40, 37, 45), (9, 10, 11, 12)])
-def test_label_of_host_input_by_short_and_long_runs_equals_scipy(shape):
-    """The CPU's two host routes of `label` (`_labelling._label_runs`):
-    short runs (noise) in one XLA program, long runs (blobs) linked and
-    painted by numpy; each for every connectivity."""
+def test_label_of_host_input_by_numpy_and_by_a_program_equals_scipy(
+        shape, monkeypatch):
+    """The CPU's host routes of `label` (`_labelling._label_runs`): runs
+    linked, joined and painted by numpy, long (blobs) or short (noise),
+    and short runs in one XLA program once numpy's runs of it have cost
+    `PROGRAM_AFTER_S`; each for every connectivity."""
     from jaxndimage import _labelling
 
     noise = _mask(shape, 3, 0.5)
     blobs = ndi.gaussian_filter(np.random.default_rng(4).random(shape),
                                 2) > 0.5
+    programs = []
+    flat = _labelling._label_flat
+    monkeypatch.setattr(_labelling, "_label_flat", lambda *args, **kwargs: (
+        programs.append(1) or flat(*args, **kwargs)))
     for mask, short in ((noise, True), (blobs, False)):
         runs = np.count_nonzero(mask[..., 0]) + np.count_nonzero(
             mask[..., 1:] & ~mask[..., :-1])
         points = math.prod(_labelling._guarded_shape(shape))
         assert (_labelling._DENSE_RUNS * runs > points) == short
-        _labels_equal_scipys(mask, jax_too=False)
+        for after in (np.inf, 0.0):
+            monkeypatch.setattr(_labelling, "PROGRAM_AFTER_S", after)
+            programs.clear()
+            _labels_equal_scipys(mask, jax_too=False)
+            assert bool(programs) == (short and after == 0.0)
