@@ -59,7 +59,8 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["LOOP_EMITTERS", "KernelCache", "KernelRefused", "cache_dir",
+__all__ = ["LOOP_EMITTERS", "KernelCache", "KernelRefused", "SecondsSpent",
+           "cache_dir",
            "cache_enabled", "cached_jit", "checking_arguments",
            "current_device", "kernel_entry", "resident", "stats"]
 
@@ -460,6 +461,32 @@ class KernelCache:
         if path is not None:
             _store(path, compiled)
         return compiled
+
+
+class SecondsSpent:
+    """Seconds this process has spent, per key, on a route that compiles
+    nothing in place of the key's own programs: a kernel compiles them
+    once they would have paid (their calls then run faster), so that a
+    script over many sizes compiles nothing while a long run of one size
+    does.  Holds at most ``most`` keys, and is emptied when full.
+    """
+
+    def __init__(self, most: int = 4096) -> None:
+        self.most = most
+        self._seconds: dict[Any, float] = {}
+
+    def get(self, key: Any) -> float | None:
+        """The seconds spent on ``key``; None for a key not met."""
+        return self._seconds.get(key)
+
+    def add(self, key: Any, seconds: float) -> None:
+        """Count ``seconds`` more for ``key``."""
+        if key not in self._seconds and len(self._seconds) >= self.most:
+            self._seconds.clear()
+        self._seconds[key] = self._seconds.get(key, 0.0) + seconds
+
+    def clear(self) -> None:
+        self._seconds.clear()
 
 
 def cached_jit(static_argnames: tuple[str, ...] = ()

@@ -144,7 +144,7 @@ from jax import lax
 
 from jaxndimage import _distributed
 from jaxndimage._algorithms import algorithm
-from jaxndimage._cache import cached_jit
+from jaxndimage._cache import SecondsSpent, cached_jit
 from jaxndimage._canvas import (
     bucket_length,
     concrete_on_cpu,
@@ -1695,9 +1695,8 @@ def _bf_flat_run(foreground: np.ndarray, metric: int, dtype: np.dtype,
 
 #: Per (plan, shape, dtype): the seconds its calls after the first have
 #: run on flat canvases in this process (the first may compile a bucket's
-#: programs, so it is not counted); emptied when it holds `_MOST_SEEN`.
-_flat_seconds: dict[tuple, float] = {}
-_MOST_SEEN = 4096
+#: programs, so it is not counted).
+_flat_seconds = SecondsSpent()
 
 #: The seconds a plan on a shape may run on flat canvases before it
 #: compiles its own exact-shape programs: about what compiling them costs
@@ -1728,12 +1727,10 @@ def _on_flat_canvases(input: Any, plan: Plan, sampling: Any,
     spent = _flat_seconds.get(key)
     if (spent or 0.0) >= EXACT_AFTER_S:
         return None
-    if spent is None and len(_flat_seconds) >= _MOST_SEEN:
-        _flat_seconds.clear()
     start = time.perf_counter()
     results = compute()
-    _flat_seconds[key] = (0.0 if spent is None
-                          else spent + time.perf_counter() - start)
+    _flat_seconds.add(key, 0.0 if spent is None
+                      else time.perf_counter() - start)
     return results
 
 

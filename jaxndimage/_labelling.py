@@ -47,7 +47,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxndimage._cache import cached_jit
+from jaxndimage._cache import SecondsSpent, cached_jit
 from jaxndimage._canvas import concrete_on_cpu, list_length, nonzero_mask
 from jaxndimage._propagation import shifted_by
 from jaxndimage._support import aligned_empty
@@ -403,7 +403,7 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
     strides = _c_strides(guarded)
     program = (length, nodes, offsets)
     short = _DENSE_RUNS * found.size > math.prod(guarded)
-    if short and _host_seconds.get(program, 0.0) >= PROGRAM_AFTER_S:
+    if short and (_host_seconds.get(program) or 0.0) >= PROGRAM_AFTER_S:
         # Short runs (noise) of a program whose host runs have cost about
         # what it compiles in: XLA links the runs and reads each point's
         # label, faster than numpy, paying per run, does.
@@ -430,18 +430,14 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
                       _unguarded(found, input.shape), lengths,
                       input.size).reshape(input.shape)
     if short:
-        if program not in _host_seconds and len(_host_seconds) >= _MOST_SEEN:
-            _host_seconds.clear()
-        _host_seconds[program] = (_host_seconds.get(program, 0.0)
-                                  + time.perf_counter() - began)
+        _host_seconds.add(program, time.perf_counter() - began)
     return labels, np.asarray(count, index_dtype)
 
 
 #: Per program of :func:`_label_flat` (buffer length, bound of runs,
 #: offsets): the seconds short runs have been labelled by numpy in this
-#: process instead; emptied when it holds `_MOST_SEEN`.
-_host_seconds: dict[tuple, float] = {}
-_MOST_SEEN = 4096
+#: process instead.
+_host_seconds = SecondsSpent()
 
 #: The seconds short runs of a program of :func:`_label_flat` are
 #: labelled by numpy before the program compiles: about what compiling it

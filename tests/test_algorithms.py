@@ -16,6 +16,7 @@ import scipy.ndimage as ndi
 import jaxndimage as jn
 from jaxndimage import _distance
 from jaxndimage._algorithms import ALGORITHMS, algorithm, as_on
+from jaxndimage._cache import SecondsSpent
 
 KINDS = ["cpu", "accelerator"]
 SHAPES = [(61,), (40, 37), (12, 13, 14), (5, 6, 7, 8)]
@@ -105,9 +106,10 @@ EDT_CASES = [((17,), None), ((9, 10), None), ((9, 10), (1, 1)),
 def exact_shape(monkeypatch):
     """Concrete input through the exact-shape kernels, which run the
     family's algorithms (a plan's first calls on a CPU run on flat
-    canvases, which have one)."""
-    monkeypatch.setattr(_distance, "_flat_seconds", {})
+    canvases, which have one, or the Euclidean transform's host shifts)."""
+    monkeypatch.setattr(_distance, "_flat_seconds", SecondsSpent())
     monkeypatch.setattr(_distance, "EXACT_AFTER_S", 0.0)
+    monkeypatch.setattr(_distance, "_on_host_shifts", lambda *args: None)
 
 
 def _edt_masks(shape):

@@ -17,6 +17,7 @@ from compilations import counting_compilations, distinct_shapes
 
 import jaxndimage as jnd
 from jaxndimage import _distance
+from jaxndimage._cache import SecondsSpent
 
 SHAPES = [(13,), (9, 10), (4, 5, 6)]
 
@@ -60,7 +61,7 @@ def route(request, monkeypatch):
     """Numpy input through the flat-canvas kernels (the first calls of a
     plan on a shape) or through the exact-shape ones (once they pay); the
     Euclidean transform's host shifts are tested on their own."""
-    monkeypatch.setattr(_distance, "_flat_seconds", {})
+    monkeypatch.setattr(_distance, "_flat_seconds", SecondsSpent())
     monkeypatch.setattr(_distance, "EXACT_AFTER_S",
                         np.inf if request.param == "flat" else 0.0)
     _without_host_shifts(monkeypatch)
@@ -157,7 +158,7 @@ def test_edt_host_shifts_give_far_features_to_the_flat_canvases(monkeypatch):
     """Features farther apart than the host's shifts go: found by the probe
     (a blob), or past it (a blob between probed lines, with the probe
     reading only the first line): SciPy's results by the flat canvases."""
-    monkeypatch.setattr(_distance, "_flat_seconds", {})
+    monkeypatch.setattr(_distance, "_flat_seconds", SecondsSpent())
     blob = np.ones((150, 160), bool)
     blob[0] = blob[-1] = False
     between = blob.copy()
@@ -338,7 +339,7 @@ def unseen(monkeypatch):
     """No call of this process met before: the first call of a plan on a
     shape runs on flat canvases (the Euclidean transform's host shifts,
     which compile nothing, left out)."""
-    monkeypatch.setattr(_distance, "_flat_seconds", {})
+    monkeypatch.setattr(_distance, "_flat_seconds", SecondsSpent())
     _without_host_shifts(monkeypatch)
 
 
