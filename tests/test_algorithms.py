@@ -206,6 +206,28 @@ def test_chamfer_stages_as_programs_or_one_program_equal_scipy(kind, shape):
     np.testing.assert_array_equal(got, ndi.distance_transform_cdt(masks[0]))
 
 
+@pytest.mark.usefixtures("cache_dir")
+def test_label_of_host_input_compiles_nothing_over_many_shapes(monkeypatch):
+    """Noise and blobs of many shapes, 2-D to 4-D, every connectivity:
+    SciPy's labels by numpy, and not one program compiled (the short
+    runs' program compiles only once numpy's runs of it have cost
+    `PROGRAM_AFTER_S`)."""
+    from compilations import counting_compilations, distinct_shapes
+
+    from jaxndimage import _labelling
+
+    monkeypatch.setattr(_labelling, "_host_seconds", SecondsSpent())
+    rng = np.random.default_rng(6)
+    shapes = distinct_shapes(8, 16, 600, 2, seed=6) + [(40, 37, 45),
+                                                        (9, 10, 11, 12)]
+    with counting_compilations() as counted:
+        for shape in shapes:
+            smooth = ndi.gaussian_filter(rng.random(shape), 2)
+            for mask in (rng.random(shape) < 0.5, smooth > 0.5):
+                _labels_equal_scipys(mask, jax_too=False)
+    assert counted[0] == 0
+
+
 @pytest.mark.parametrize("shape", [(300, 257), (40, 37, 45), (9, 10, 11, 12)])
 def test_label_of_host_input_by_numpy_and_by_a_program_equals_scipy(
         shape, monkeypatch):

@@ -172,6 +172,24 @@ def test_edt_host_shifts_give_far_features_to_the_flat_canvases(monkeypatch):
               ndi.distance_transform_edt(image, return_indices=True))
 
 
+@pytest.mark.usefixtures("cache_dir")
+def test_edt_host_shifts_compile_nothing_over_many_shapes():
+    """Noise masks of many shapes, 1-D to 4-D: SciPy's distances and
+    indices by the host's shifts, and not one program compiled."""
+    rng = np.random.default_rng(5)
+    shapes = distinct_shapes(8, 16, 600, 2, seed=5) + [
+        (300,), (20, 21, 22), (6, 7, 8, 9)]
+    with counting_compilations() as counted:
+        for shape in shapes:
+            mask = rng.random(shape) < 0.6
+            for indices in (False, True):
+                _same(jnd.distance_transform_edt(mask,
+                                                 return_indices=indices),
+                      ndi.distance_transform_edt(mask,
+                                                 return_indices=indices))
+    assert counted[0] == 0
+
+
 def test_cdt_reads_a_structure_as_bytes_like_scipy():
     image = _images((9, 10))[3]
     for structure in (np.ones((3, 3), int), np.ones((3, 3)),
