@@ -844,8 +844,7 @@ def shape_generic(static_argnames: tuple[str, ...],
                   margins: Callable[..., Margins], *,
                   pass_axes: str | None = None,
                   mode_args: tuple[str, ...] = (),
-                  cpu_compiler_options: Mapping[str, Any] = LOOP_EMITTERS,
-                  widest_margin: int = WIDEST_MARGIN
+                  cpu_compiler_options: Mapping[str, Any] = LOOP_EMITTERS
                   ) -> Callable[[Callable], Callable]:
     """``jax.jit`` for a window kernel, compiled per bucket, not per shape.
 
@@ -875,10 +874,7 @@ def shape_generic(static_argnames: tuple[str, ...],
 
     ``cpu_compiler_options`` are the XLA options the canvas programs
     compile with on a CPU (:class:`~jaxndimage._cache.KernelCache`); by
-    default XLA's loop emitters.  ``widest_margin`` replaces
-    `WIDEST_MARGIN` for a kernel whose canvases extend one axis only (a
-    wider margin costs such a canvas a fraction of the array, not a
-    multiple).
+    default XLA's loop emitters.
     """
 
     def decorate(kernel: Callable) -> Callable:
@@ -945,7 +941,7 @@ def shape_generic(static_argnames: tuple[str, ...],
                         stored, geometry, *arrays),
                     x, program.margins, program.order, program.bands)
             reads = margins(x.ndim, **static)
-            if max(reads.lo + reads.hi) > widest_margin:
+            if max(reads.lo + reads.hi) > WIDEST_MARGIN:
                 return exact(x, *arrays, **static)
             static, order = canvas_static(static, x.ndim)
             row_bands = bands(x.shape, reads)

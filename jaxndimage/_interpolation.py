@@ -27,8 +27,8 @@ Integer outputs are rounded half away from zero and clipped to the dtype's
 range, as SciPy's interpolation does (unlike its filters, which truncate).
 
 Concrete CPU input (numpy, and JAX arrays outside a trace on one CPU
-device) compiles nothing per shape: the coefficients come from canvases
-(:func:`_splines.coefficients_on_canvases`), are flattened into a buffer
+device) compiles nothing per shape: the coefficients come from numpy
+(:func:`_splines.coefficients_on_host`), are flattened into a buffer
 of a source length (:func:`_canvas.gather_source`), and the output points
 run in chunks of a list length (:func:`_canvas.in_chunks`) with the sizes
 traced: listed points for ``map_coordinates``, ``geometric_transform``
@@ -72,7 +72,7 @@ from jaxndimage._dispatch import as_array, host_only, ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, fold_indices, map_coordinate
 from jaxndimage._plans import Plan, Planned
-from jaxndimage._splines import coefficients_on_canvases, spline_coefficients
+from jaxndimage._splines import coefficients_on_host, spline_coefficients
 from jaxndimage._support import (
     OutputArray,
     is_low_level_callable,
@@ -413,17 +413,17 @@ def _coefficients(x: Array, cval: Any, order: int, mode: str,
     all; other than all for concrete CPU input, and for a stack of planes
     along the first axis, whose ``axes`` are the other two).
 
-    Concrete CPU input is prefiltered on canvases
-    (:func:`_splines.coefficients_on_canvases`), nothing compiled per
-    shape.  Other input passes an optimization barrier: fused into the
-    gathers, the prefilter would be recomputed for every neighbour read
-    (the barrier holds inside a user's ``jit`` too).  Without a prefilter
+    Concrete CPU input is prefiltered in numpy
+    (:func:`_splines.coefficients_on_host`), nothing compiled.  Other
+    input passes an optimization barrier: fused into the gathers, the
+    prefilter would be recomputed for every neighbour read (the barrier
+    holds inside a user's ``jit`` too).  Without a prefilter
     ``x`` itself is returned: the kernels cast what they read."""
     if not prefilter or order < 2:
         return x, 0
     npad = PREPAD if INTERPOLATION[mode].prepad else 0
     if concrete_on_cpu(x) and not _traced(cval):
-        c = coefficients_on_canvases(
+        c = coefficients_on_host(
             x, order, mode, cval, range(x.ndim) if axes is None else axes,
             dtype)
         return like_input(c, x), npad

@@ -6,37 +6,36 @@ anticausal first-order recursion per pole of the spline, starting from
 initial conditions that are exact for one extension of the signal: mirror
 (``constant``, ``grid-constant``, ``mirror``, ``wrap``), half-sample
 reflection (``reflect``, ``grid-mirror``, ``nearest``) or periodic
-(``grid-wrap``); see :data:`jaxndimage._modes.INTERPOLATION`.  With exact
-initial conditions the two recursions of a pole ``z`` are the symmetric
-convolution of that extension with ``h[k] = (1 - z) / (1 + z) * z**|k|``.
-That is what is computed here: the extension comes from the shared
-``_modes.pad_axis`` and the kernel is truncated where ``|z|**k`` falls below
-the rounding error of the compute dtype.  A convolution has no recursion to
-amplify rounding errors, so it is as stable in float32 as in float64, and it
-vectorises over the whole array.
+(``grid-wrap``); see :data:`jaxndimage._modes.INTERPOLATION`.  Two routes
+compute them:
 
-Concrete CPU input (numpy, and JAX arrays outside a trace on one CPU
-device) compiles nothing per shape: each axis is filtered by one call on a
-canvas extended along that axis only (:func:`_canvas_axis`, the poles'
-FIRs in turn; see :mod:`jaxndimage._canvas`), or, for an axis of a few
-samples whose 'reflect' initial condition needs its correction, by the
-axis's matrix on the host.  Other input compiles for its shape.
+* Concrete CPU input (numpy, and JAX arrays outside a trace on one CPU
+  device) runs SciPy's recursions in numpy, nothing compiled: the initial
+  conditions as weights of the line (:func:`_initial_weights`), and each
+  recursion over all lines of an axis at once, cut into segments that
+  recur side by side and are then joined (:func:`_recurse`).
+* Other input (traced, or on an accelerator) computes the recursions'
+  closed form: with exact initial conditions the two recursions of a pole
+  ``z`` are the symmetric convolution of the extension with
+  ``h[k] = (1 - z) / (1 + z) * z**|k|``, truncated where ``|z|**k`` falls
+  below the rounding error of the compute dtype, on the extension from
+  ``_modes.pad_axis``; a short axis is filtered by its matrix.  A
+  convolution vectorises over the whole array and has no recursion to
+  carry rounding errors, so it is as accurate in float32 as in float64.
 
-Host (numpy) float32 input computes in float64, as SciPy does.  Accuracy
-of JAX float32 input, which computes in float32, measured against SciPy in
-float64 on a 256x256 uniform random float32 image in [0, 1), worst over all
-eight modes, as the largest absolute difference divided by the largest
-magnitude of SciPy's result (``map_coordinates`` at 20000 random points in
-[-2, 258)):
+Host (numpy) float32 input computes in float64, as SciPy does; JAX float32
+input computes in float32.  Accuracy against SciPy in float64 on a 256x256
+uniform random float32 image in [0, 1), worst over all eight modes, as the
+largest absolute difference divided by the largest magnitude of SciPy's
+result, for ``spline_filter`` of orders 2 to 5:
 
-=====  =================  ==================================
-order  ``spline_filter``  ``map_coordinates`` (prefiltered)
-=====  =================  ==================================
-4      4.1e-07            8.1e-07
-5      3.5e-07            9.5e-07
-=====  =================  ==================================
-
-float64 inputs agree with SciPy to about 1e-14.
+==================================  =========
+input                               worst
+==================================  =========
+JAX float32, eager (numpy route)    2.9e-07
+JAX float32, under ``jit``          4.7e-07
+float64 (numpy route)               1.0e-15
+==================================  =========
 """
 
 from __future__ import annotations
@@ -53,16 +52,13 @@ from jax import lax
 
 from jaxndimage._cache import cached_jit
 from jaxndimage._canvas import (
-    Margins,
     concrete_on_cpu,
     like_input,
-    separable_margins,
-    shape_generic,
 )
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, compute_dtype
 from jaxndimage._dispatch import as_array, ndimage_function, to_jax
 from jaxndimage._docstrings import docfiller
-from jaxndimage._filters import _correlate_along, _correlate_pass, _run_passes
+from jaxndimage._filters import _correlate_along
 from jaxndimage._modes import INTERPOLATION, PREPAD, check_mode, extend_indices, pad_axis
 from jaxndimage._plans import Plan, Planned
 from jaxndimage._support import normalize_axis, output_dtype
@@ -71,14 +67,16 @@ from jaxndimage._typing import Array, ArrayLike
 __all__ = ["spline_filter", "spline_filter1d"]
 
 
-#: Poles of the B-spline prefilter of each order (ni_splines.c).
+#: Poles of the B-spline prefilter of each order, to the digits of
+#: ni_splines.c (the closed forms of orders 4 and 5 lose digits to
+#: cancellation in float64).
 POLES: dict[int, tuple[float, ...]] = {
-    2: (np.sqrt(8.0) - 3.0,),
-    3: (np.sqrt(3.0) - 2.0,),
-    4: (np.sqrt(664.0 - np.sqrt(438976.0)) + np.sqrt(304.0) - 19.0,
-        np.sqrt(664.0 + np.sqrt(438976.0)) - np.sqrt(304.0) - 19.0),
-    5: (np.sqrt(67.5 - np.sqrt(4436.25)) + np.sqrt(26.25) - 6.5,
-        np.sqrt(67.5 + np.sqrt(4436.25)) - np.sqrt(26.25) - 6.5),
+    2: (-0.171572875253809902396622551580603843,),   # sqrt(8) - 3
+    3: (-0.267949192431122706472553658494127633,),   # sqrt(3) - 2
+    4: (-0.361341225900220177092212841325675255,
+        -0.013725429297339121360331226939128204),
+    5: (-0.430575347099973791851434783493520110,
+        -0.043096288203264653822712376822550182),
 }
 
 #: Relative size below which kernel taps are dropped, per compute dtype.
@@ -178,70 +176,120 @@ def _filter_axis(x: Array, order: int, axis: int, extension: str) -> Array:
     return x
 
 
-def _exact_fir(order: int, n: int, extension: str, dtype: np.dtype) -> bool:
-    """Whether the poles' FIRs alone filter an axis of ``n`` samples: in
-    every extension but 'reflect', whose initial condition differs by a
-    term that vanishes on all but the shortest axes
-    (:func:`_reflect_correction`)."""
-    return extension != "reflect" or all(
-        _reflect_correction(z, n, np.dtype(dtype)) is None
-        for z in POLES[order])
+@lru_cache(maxsize=256)
+def _initial_weights(z: float, n: int, extension: str
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """SciPy's initial conditions of pole ``z`` on a line of ``n > 1``
+    samples, as weights: the causal pass starts from ``causal @ line``
+    (the line scaled by the gain and the earlier poles), the anticausal
+    one from ``anticausal @ line`` (the line after the causal pass).
+
+    The weights are ni_splines.c's ``_init_causal_*`` and
+    ``_init_anticausal_*`` written out, including the last step of the
+    'reflect' causal sum, which reads the first sample after adding into
+    it (the aliasing :func:`_reflect_correction` describes)."""
+    k = np.arange(n, dtype=np.float64)
+    causal = np.zeros(n)
+    anticausal = np.zeros(n)
+    if extension == "mirror":
+        causal[:] = z ** k + z ** (2 * n - 2 - k)
+        causal[0], causal[-1] = 1.0, z ** (n - 1)
+        causal /= 1 - z ** (2 * n - 2)
+        anticausal[-2:] = np.array([z * z, z]) / (z * z - 1)
+    elif extension == "wrap":
+        causal[0] = 1.0
+        causal[1:] = z ** (n - k[1:])
+        causal /= 1 - z ** n
+        anticausal[:-1] = z ** (k[:-1] + 2)
+        anticausal[-1] = z
+        anticausal /= z ** n - 1
+    else:
+        # Sum over all but the last step, then the last step reads that
+        # sum as the first sample: sum * (1 + z**(2n-1)) + z**(n-1) x[n-1].
+        partial = z ** k + z ** (2 * n - 1 - k)
+        partial[0], partial[-1] = 1.0, z ** n
+        causal[:] = partial * (1 + z ** (2 * n - 1))
+        causal[-1] += z ** (n - 1)
+        causal *= z / (1 - z ** (2 * n))
+        causal[0] += 1.0
+        anticausal[-1] = z / (z - 1)
+    return causal, anticausal
 
 
-def _axis_margins(ndim: int, *, axes: tuple[int], radii: tuple[int, ...],
-                  mode: str, **_: Any) -> Margins:
-    """The poles' FIRs read one after the other along the axis of
-    ``axes``: as far as their radii together, in one step each."""
-    return separable_margins(ndim, axes, (2 * sum(radii) + 1,), (0,), (mode,),
-                             len(radii))
+def _reach(z: float, dtype: np.dtype) -> int:
+    """Samples after which ``z**k`` is below a quarter of ``dtype``'s
+    rounding error: how far one sample's value carries in a recursion."""
+    return int(np.ceil(np.log(np.finfo(dtype).eps / 4) / np.log(abs(z))))
 
 
-#: The widest margin of the prefilter on a canvas: its poles' radii
-#: together, 64 samples for order 5 in float64.  Its canvases extend one
-#: axis only, by a fraction of the array for all but short axes.
-_WIDEST_POLES = 64
+#: The elements a numpy operation works through in the time its call
+#: costs: :func:`_recurse` weighs calls against work with it.
+CALL_ELEMENTS = 1000
 
 
-@shape_generic(("axes", "radii", "mode", "out_dtype", "compute"),
-               _axis_margins, pass_axes="axes", mode_args=("mode",),
-               widest_margin=_WIDEST_POLES)
-def _canvas_axis(x: Array, taps: tuple[Array, ...], *, grid: Any,
-                 axes: tuple[int], radii: tuple[int, ...], mode: str,
-                 out_dtype: np.dtype, compute: np.dtype) -> Array:
-    """:func:`_filter_axis` of an axis the FIRs filter alone
-    (:func:`_exact_fir`) on a canvas: each pole's FIR in ``compute``, the
-    last one stored in ``out_dtype``."""
-    for index, weights in enumerate(taps):
-        stored = out_dtype if index == len(taps) - 1 else compute
-        x = _run_passes(grid, x, [_correlate_pass(weights, axes[0], mode, 0, 1)],
-                        0.0, stored, compute)
-    return x
+def _recurse(c: np.ndarray, z: float) -> None:
+    """``c[i] += z * c[i - 1]`` for ``i`` from 1 along the first axis of
+    the 2-D ``c`` (a view, possibly reversed), in place.
+
+    The rows are cut into segments (the last may be shorter), which recur
+    side by side from a zero start; each segment's start then receives the
+    true end of the one before, through as many rows as a value carries
+    (:func:`_reach`).
+    Results differ from the sequential recursion by rounding only: what a
+    carry adds past its reach is below a quarter of the rounding error of
+    the carry.  The segments' length ``L`` balances the calls (about
+    ``2 L + 2 n / L``) against the rows the carries add to (``n reach /
+    L``): ``L = sqrt(n (1 + m reach / CALL_ELEMENTS))`` for ``n`` rows of
+    ``m`` elements."""
+    n, m = c.shape
+    reach = _reach(z, c.dtype)
+    length = min(n, max(1, round(np.sqrt(n * (1 + m * reach / CALL_ELEMENTS)))))
+    step = np.empty((-(-n // length), m), c.dtype)
+    for j in range(1, length):
+        rows = c[j::length]
+        count = rows.shape[0]
+        np.multiply(c[j - 1::length][:count], z, out=step[:count])
+        rows += step[:count]
+    powers = (z ** np.arange(1, min(reach, length) + 1, dtype=c.dtype))[:, None]
+    for start in range(length, n, length):
+        carried = c[start:start + len(powers)]
+        carried += powers[:len(carried)] * c[start - 1]
 
 
-def _filter_on_canvases(x: np.ndarray, order: int, axes: Sequence[int],
-                        extension: str, out_dtype: np.dtype,
-                        compute: np.dtype) -> np.ndarray:
-    """:func:`_spline_filter` of concrete CPU input, one axis per call, so
-    that no new shape compiles: on a canvas (:func:`_canvas_axis`), or
-    where the 'reflect' correction holds, an axis of a few samples, by its
-    matrix on the host; an axis of one sample is cast."""
-    compute = np.dtype(compute)
-    taps = tuple(pole_kernel(z, compute).astype(compute)
-                 for z in POLES[order])
-    radii = tuple(t.size // 2 for t in taps)
+def _filter_axis_on_host(x: np.ndarray, order: int, axis: int,
+                         extension: str, compute: np.dtype) -> np.ndarray:
+    """SciPy's prefilter of ``x`` along ``axis`` in numpy, in ``compute``
+    (a new array): the gain, then per pole the causal and anticausal
+    recursions from SciPy's initial conditions
+    (:func:`_initial_weights`), the recursions by :func:`_recurse`.
+    Nothing is compiled; results agree with SciPy's to rounding."""
+    c = np.array(np.moveaxis(x, axis, 0), dtype=compute, order="C")
+    n = c.shape[0]
+    if n <= 1 or c.size == 0:
+        return np.moveaxis(c, 0, axis)
+    lines = c.reshape(n, -1)
+    poles = POLES[order]
+    lines *= np.prod([(1 - z) * (1 - 1 / z) for z in poles])
+    for z in poles:
+        causal, anticausal = (w.astype(compute)
+                              for w in _initial_weights(z, n, extension))
+        lines[0] = causal @ lines
+        _recurse(lines, z)
+        lines[-1] = anticausal @ lines
+        lines[:-1] *= -z
+        _recurse(lines[::-1], z)
+    return np.moveaxis(c, 0, axis)
+
+
+def _filter_on_host(x: np.ndarray, order: int, axes: Sequence[int],
+                    extension: str, out_dtype: np.dtype,
+                    compute: np.dtype) -> np.ndarray:
+    """:func:`_spline_filter` of a numpy array in numpy, one axis after the
+    other (:func:`_filter_axis_on_host`), each pass stored in
+    ``out_dtype``; nothing is compiled."""
     for axis in axes:
-        n = x.shape[axis]
-        if n > 1 and _exact_fir(order, n, extension, compute):
-            x = _canvas_axis(x, taps, axes=(axis,), radii=radii,
-                             mode=extension, out_dtype=out_dtype,
-                             compute=compute)
-            continue
-        x = x.astype(compute)
-        if n > 1:
-            matrix = _axis_matrix(order, n, extension, compute).astype(compute)
-            x = np.moveaxis(np.tensordot(matrix, np.moveaxis(x, axis, 0),
-                                         axes=1), 0, axis)
-        x = cast_like_c(x, out_dtype)
+        x = cast_like_c(_filter_axis_on_host(x, order, axis, extension,
+                                             np.dtype(compute)), out_dtype)
     return np.ascontiguousarray(x)
 
 
@@ -258,20 +306,19 @@ def _host_pad(x: np.ndarray, axis: int, width: int, mode: str,
     return padded
 
 
-def coefficients_on_canvases(x: Any, order: int, mode: str, cval: Any,
-                             axes: Sequence[int], compute: np.dtype
-                             ) -> np.ndarray:
+def coefficients_on_host(x: Any, order: int, mode: str, cval: Any,
+                         axes: Sequence[int], compute: np.dtype
+                         ) -> np.ndarray:
     """:func:`spline_coefficients` (``prefilter`` on, ``order`` 2 to 5) of
-    concrete CPU input along ``axes``, in ``compute``: padded on the host
-    and filtered one axis per call (:func:`_filter_on_canvases`), so that
-    no new shape compiles.  A numpy array."""
+    concrete CPU input along ``axes``, in ``compute``: padded and filtered
+    in numpy (:func:`_filter_on_host`), nothing compiled.  A numpy
+    array."""
     info = INTERPOLATION[mode]
     x = np.asarray(x).astype(compute)
     if info.prepad:
         for axis in axes:
             x = _host_pad(x, axis, PREPAD, info.prepad, cval)
-    return _filter_on_canvases(x, order, axes, info.prefilter, compute,
-                               compute)
+    return _filter_on_host(x, order, axes, info.prefilter, compute, compute)
 
 
 @cached_jit(static_argnames=("order", "axes", "mode", "out_dtype",
@@ -351,9 +398,9 @@ class SplinePlan(Plan):
 
 
 def _run_spline(plan: SplinePlan, input: ArrayLike) -> Array:
-    """The kernel of a :class:`SplinePlan`: concrete CPU input on the host
-    and on canvases (:func:`_filter_on_canvases`), nothing compiled per
-    shape; other input by :func:`_spline_filter`, for its shape."""
+    """The kernel of a :class:`SplinePlan`: concrete CPU input in numpy
+    (:func:`_filter_on_host`), nothing compiled; other input by
+    :func:`_spline_filter`, for its shape."""
     if concrete_on_cpu(input):
         return like_input(_spline_on_host(plan, np.asarray(input)), input)
     input = to_jax(input)
@@ -381,7 +428,7 @@ def _spline_on_host(plan: SplinePlan, input: np.ndarray) -> np.ndarray:
         return result
     if plan.order < 2 or not plan.axes or input.size == 0:
         return cast_like_c(input, plan.out_dtype)
-    return _filter_on_canvases(
+    return _filter_on_host(
         input, plan.order, plan.axes, INTERPOLATION[plan.mode].prefilter,
         plan.out_dtype, arithmetic_dtype(input.dtype))
 
@@ -412,8 +459,9 @@ def spline_filter1d(input: ArrayLike, order: int = 3, axis: int = -1,
 
     Notes
     -----
-    The prefilter is computed as an exact-boundary convolution rather than a
-    recursion; see the module notes for its accuracy on JAX float32 input.
+    Traced and accelerator input is filtered by the recursions' closed
+    form, an exact-boundary convolution; see the module notes for the
+    accuracy of each route.
 
     Examples
     --------

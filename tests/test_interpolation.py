@@ -57,18 +57,54 @@ def test_pole_kernel_is_the_inverse_bspline():
 
 @pytest.mark.parametrize("order", [3, 5])
 def test_prefilter_matrix_and_taps_match_scipy(order):
-    # axes no longer than the longest FIR are filtered by the prefilter's
-    # matrix, longer ones by the taps: both sides of the rule, for each of
-    # the three boundary conditions (mirror, half-sample, periodic)
+    # traced input: axes no longer than the longest FIR are filtered by the
+    # prefilter's matrix, longer ones by the taps: both sides of the rule,
+    # for each of the three boundary conditions (mirror, half-sample,
+    # periodic)
     longest = max(pole_kernel(z, np.dtype(np.float64)).size
                   for z in POLES[order])
     for n in (3, longest, longest + 1):
         x = RNG.random((2, n))
         for mode in ("mirror", "reflect", "grid-wrap"):
-            assert np.allclose(
-                jn.spline_filter1d(x, order, axis=1, mode=mode),
-                ndi.spline_filter1d(x, order, axis=1, mode=mode),
-                rtol=1e-12, atol=1e-13), (n, mode)
+            traced = jax.jit(lambda v, mode=mode: jn.spline_filter1d(
+                v, order, axis=1, mode=mode))
+            assert np.allclose(traced(jnp.asarray(x)),
+                               ndi.spline_filter1d(x, order, axis=1, mode=mode),
+                               rtol=1e-12, atol=1e-13), (n, mode)
+
+
+@pytest.mark.usefixtures("cache_dir")
+def test_prefilter_of_host_input_by_numpy_recursions_compiles_nothing():
+    """SciPy's recursions in numpy over shapes of 1-D to 4-D, from lines of
+    two samples (every initial condition's shortest case) to lines cut
+    into many segments with a shorter last one (long axes of few lines):
+    SciPy's coefficients to rounding for every order and mode, and not one
+    program compiled."""
+    from compilations import counting_compilations
+
+    shapes = [(2,), (3, 2), (1, 9), (4000,), (2, 1501), (777, 3), (61, 77),
+              (9, 14, 11), (5, 6, 7, 8)]
+    with counting_compilations() as counted:
+        for shape in shapes:
+            x = RNG.standard_normal(shape)
+            for order in (2, 3, 4, 5):
+                for mode in MODES:
+                    expected = ndi.spline_filter(x, order, mode=mode)
+                    got = jn.spline_filter(x, order, mode=mode)
+                    assert isinstance(got, np.ndarray)
+                    scale = np.abs(expected).max()
+                    np.testing.assert_allclose(got, expected, rtol=0,
+                                               atol=2e-15 * scale,
+                                               err_msg=f"{shape} {order} {mode}")
+    assert counted[0] == 0
+
+
+def test_prefilter_of_host_input_leaves_the_input_alone():
+    x = RNG.random((40, 30))
+    kept = x.copy()
+    jn.spline_filter1d(x, 3, axis=0)
+    jn.spline_filter(x, 5, output=np.float64)
+    np.testing.assert_array_equal(x, kept)
 
 
 # -- values against SciPy (a few spot checks; compat_tests covers more) ------
