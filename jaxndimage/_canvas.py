@@ -996,27 +996,18 @@ def gather_source(values: np.ndarray) -> np.ndarray:
     return buffer
 
 
-@functools.cache
-def _pointwise_kernel(function: Callable, static_names: tuple[str, ...]
-                      ) -> KernelCache:
-    return KernelCache(jax.jit(function, static_argnames=static_names))
-
-
 def pointwise(function: Callable, *arrays: Array, **static: Any) -> Array:
     """``function(*arrays, **static)`` for an elementwise ``function`` of
-    arrays of one shape, compiled per bucket length, not per shape.
+    arrays of one shape, written for numpy and JAX alike (operators,
+    ``astype``, :func:`~jaxndimage._casting.cast_like_c`, and the
+    namespace of its arrays where it needs a function).
 
-    ``function`` must be a module-level function (it is a cache key) and
-    ``static`` hashable.  Concrete CPU arrays are laid out flat, padded to a
-    bucket length; traced arrays are passed through as they are.
+    Concrete CPU arrays are computed by numpy, whose elementwise arithmetic
+    is SciPy's own: nothing is compiled, and no product is contracted into
+    a multiply-add.  Other arrays are traced as they are.
     """
-    shape = arrays[0].shape
-    if not arrays[0].size or not all(concrete_on_cpu(a) for a in arrays):
+    if not all(concrete_on_cpu(a) for a in arrays):
         return function(*arrays, **static)
-    size = math.prod(shape)
-    flat = [flat_bucket(np.asarray(array).reshape(-1)) for array in arrays]
-    kernel = _pointwise_kernel(function, tuple(static))
-    result = np.ascontiguousarray(
-        np.asarray(kernel(*flat, **static))[:size].reshape(shape))
+    result = np.asarray(function(*(np.asarray(a) for a in arrays), **static))
     return like_input(result, next((a for a in arrays
                                     if isinstance(a, jax.Array)), result))

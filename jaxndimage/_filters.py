@@ -34,8 +34,6 @@ from jaxndimage._canvas import (
     ExactGrid,
     Margins,
     canvas_per_pass,
-    concrete_on_cpu,
-    like_input,
     one_pass_per_call,
     pointwise,
     separable_margins,
@@ -1090,7 +1088,7 @@ class DerivativesPlan(Plan):
     def combine(self, terms: list[Array]) -> Array:
         """The result from the derivatives, in the order of ``axes``."""
         if self.magnitude:
-            return _magnitude_of(terms, self.out_dtype)
+            return pointwise(_gradient_magnitude, *terms, out=self.out_dtype)
         return pointwise(_sum, *terms)
 
 
@@ -1205,27 +1203,15 @@ def _sum(*terms: Array) -> Array:
     return total
 
 
-def _magnitude_of(terms: list[Array], out: np.dtype) -> Array:
-    if all(concrete_on_cpu(term) for term in terms):
-        # XLA's CPU code contracts a * a + b * b into fused multiply-adds,
-        # which round once where SciPy (numpy) rounds each square: the sum
-        # of squares is formed by numpy, the square root (exact) by JAX,
-        # on a bucket (an eager JAX call would compile per shape).
-        squares = [np.square(np.asarray(term)) for term in terms]
-        root = pointwise(_sqrt_like_numpy, _sum(*squares), out=out)
-        return like_input(np.asarray(root), terms[0])
-    return pointwise(_gradient_magnitude, *terms, out=out)
-
-
 def _gradient_magnitude(*terms: Array, out: np.dtype) -> Array:
-    """``sqrt(sum(term ** 2))``, as SciPy computes it into ``out``."""
-    return _sqrt_like_numpy(_sum(*(term * term for term in terms)), out)
-
-
-def _sqrt_like_numpy(x: Array, out: np.dtype) -> Array:
-    """``np.sqrt(x, out, casting='unsafe')``: numpy's loop dtype, then cast."""
+    """``sqrt(sum(term ** 2))``, as SciPy computes it into ``out``: each
+    square rounded, then ``numpy.sqrt(..., casting='unsafe')``.  (XLA's
+    CPU code contracts ``a * a + b * b`` into multiply-adds, which round
+    once: JAX input is not SciPy's bit for bit.)"""
+    total = _sum(*(term * term for term in terms))
+    xp = np if isinstance(total, np.ndarray) else jnp
     loop = np.sqrt(np.zeros((), out)).dtype
-    return cast_like_c(jnp.sqrt(x.astype(loop)), out)
+    return cast_like_c(xp.sqrt(total.astype(loop)), out)
 
 
 def _unit_orders(ndim: int, axis: int, order: int) -> list[int]:

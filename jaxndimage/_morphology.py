@@ -1733,13 +1733,15 @@ def _check_subtract(a: np.dtype, b: np.dtype) -> None:
 
 def _numpy_op(op: str, a: Array, b: Array, dtype: np.dtype) -> Array:
     """``numpy.<op>(a, b, out=<array of dtype>)``: computed in the promoted
-    dtype, stored in ``dtype`` (integers wrap around); compiled per canvas
-    bucket for concrete arrays (:func:`pointwise`)."""
+    dtype, stored in ``dtype`` (integers wrap around); by numpy itself for
+    concrete CPU arrays (:func:`pointwise`)."""
     return pointwise(_combine, a, b, op=op, dtype=np.dtype(dtype))
 
 
 def _combine(a: Array, b: Array, *, op: str, dtype: np.dtype) -> Array:
-    common = jax.dtypes.canonicalize_dtype(np.result_type(a.dtype, b.dtype))
+    common = np.result_type(a.dtype, b.dtype)
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+        common = jax.dtypes.canonicalize_dtype(common)
     a, b = a.astype(common), b.astype(common)
     if op == "add":
         value = (a | b) if common == np.bool_ else a + b
