@@ -227,29 +227,36 @@ def _reach(z: float, dtype: np.dtype) -> int:
 CALL_ELEMENTS = 1000
 
 
-def _recurse(c: np.ndarray, z: float) -> None:
-    """``c[i] += z * c[i - 1]`` for ``i`` from 1 along the first axis of
-    the 2-D ``c`` (a view, possibly reversed), in place.
+def _recurse(c: np.ndarray, z: float, anticausal: bool = False) -> None:
+    """SciPy's recursion of pole ``z`` along the first axis of the 2-D
+    ``c`` (a view), in place, from ``i = 1``: ``c[i] += z * c[i - 1]``, or
+    ``anticausal`` (``c`` reversed) ``c[i] = z * (c[i - 1] - c[i])``.
 
     The rows are cut into segments (the last may be shorter), which recur
     side by side from a zero start; each segment's start then receives the
     true end of the one before, through as many rows as a value carries
-    (:func:`_reach`).
-    Results differ from the sequential recursion by rounding only: what a
-    carry adds past its reach is below a quarter of the rounding error of
-    the carry.  The segments' length ``L`` balances the calls (about
-    ``2 L + 2 n / L``) against the rows the carries add to (``n reach /
-    L``): ``L = sqrt(n (1 + m reach / CALL_ELEMENTS))`` for ``n`` rows of
-    ``m`` elements."""
+    (:func:`_reach`).  Results differ from the sequential recursion by
+    rounding only: what a carry adds past its reach is below a quarter of
+    the rounding error of the carry.  The segments' length ``L`` balances
+    the calls (about ``2 L + 2 n / L``) against the rows the carries add
+    to (``n reach / L``): ``L = sqrt(n (1 + m reach / CALL_ELEMENTS))``
+    for ``n`` rows of ``m`` elements."""
     n, m = c.shape
     reach = _reach(z, c.dtype)
     length = min(n, max(1, round(np.sqrt(n * (1 + m * reach / CALL_ELEMENTS)))))
     step = np.empty((-(-n // length), m), c.dtype)
+    if anticausal:
+        c[length::length] *= -z  # z * (0 - c[i]) at the later starts
     for j in range(1, length):
         rows = c[j::length]
         count = rows.shape[0]
-        np.multiply(c[j - 1::length][:count], z, out=step[:count])
-        rows += step[:count]
+        before, term = c[j - 1::length][:count], step[:count]
+        if anticausal:
+            np.subtract(before, rows, out=term)
+            np.multiply(term, z, out=rows)
+        else:
+            np.multiply(before, z, out=term)
+            rows += term
     powers = (z ** np.arange(1, min(reach, length) + 1, dtype=c.dtype))[:, None]
     for start in range(length, n, length):
         carried = c[start:start + len(powers)]
@@ -276,8 +283,7 @@ def _filter_axis_on_host(x: np.ndarray, order: int, axis: int,
         lines[0] = causal @ lines
         _recurse(lines, z)
         lines[-1] = anticausal @ lines
-        lines[:-1] *= -z
-        _recurse(lines[::-1], z)
+        _recurse(lines[::-1], z, anticausal=True)
     return np.moveaxis(c, 0, axis)
 
 
