@@ -22,6 +22,10 @@ caller holds:
   halo of the depth the call's plan gives (see :mod:`jaxndimage._distributed`).
 * JAX arrays with explicit sharding run with those mesh axes switched to
   automatic sharding inside, and keep their sharding.
+
+These routes are one table, :data:`ROUTES` (the first route that takes a
+call's arrays runs it); where a call on arrays other than JAX arrays
+computes, and how they go there and back, is its :class:`Placement`.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import contextvars
 import functools
 import inspect
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import jax
 import numpy as np
@@ -377,6 +381,211 @@ def nonempty(input: jax.Array) -> bool:
     return input.size > 0
 
 
+class _Options(NamedTuple):
+    """What :func:`ndimage_function` was told about its function."""
+
+    array_params: tuple[str, ...]
+    planner: Callable[[Mapping[str, Any]], Any] | None
+    has_output: bool
+    reject_float16: bool | Callable[[Any], bool]
+    none_for_output_array: bool
+    keeps_output: Callable[[Any], bool] | None
+    keeps_byte_order: bool
+    complex_arithmetic: bool
+    results_64: str
+
+
+class _Call(NamedTuple):
+    """One call of a decorated function: its implementation and public
+    wrapper, its arguments (as given, and by name), the arrays among them
+    and its ``output=``."""
+
+    impl: Callable
+    public: Callable
+    signature: inspect.Signature
+    args: tuple
+    kwargs: dict
+    arguments: dict[str, Any]
+    given: dict[str, Any]
+    output: Any
+
+
+class Route(NamedTuple):
+    """One way into the implementations: the calls it ``takes`` (decided
+    from the call's arrays, by name) and the function that runs them."""
+
+    name: str
+    takes: Callable[[Mapping[str, Any]], bool]
+    run: Callable[[_Call, _Options], Any]
+
+
+class Placement(NamedTuple):
+    """Where a call on arrays that are not JAX arrays computes: on
+    ``device`` (None: JAX's default), with JAX's 64-bit types on where
+    ``wide``, in SciPy's arithmetic (:func:`scipy_arithmetic`) where
+    ``scipy``; ``accelerated``: host arrays sent to the device and their
+    results brought back; ``in_device_memory``: arrays in accelerator
+    memory, taken and handed back through DLPack."""
+
+    device: jax.Device | None
+    wide: bool
+    scipy: bool
+    accelerated: bool = False
+    in_device_memory: bool = False
+
+
+def _placement(given: Mapping[str, Any]) -> Placement:
+    """Host arrays compute on the host's CPU in SciPy's arithmetic, or on
+    the device :mod:`jaxndimage.devices` accelerates them on, in its
+    arithmetic (on a device without 64-bit floats, as JAX input does
+    there: a TPU emulates them, slowly to compile and not exactly); arrays
+    in accelerator memory compute on their own device."""
+    if not all(_on_host(value) for value in given.values()):
+        return Placement(None, True, True, in_device_memory=True)
+    accelerator = devices.accelerator_for(given.values())
+    if accelerator is None:
+        return Placement(devices.host_device(), True, True)
+    return Placement(accelerator, devices.native_64_bits(accelerator), False,
+                     accelerated=True)
+
+
+def _run_dask(call: _Call, options: _Options) -> Any:
+    """dask arrays: lazily, block by block with the plan's halo, or whole
+    where the function has no block-wise form (:mod:`._distributed`)."""
+    bound = call.signature.bind(*call.args, **call.kwargs)
+    bound.apply_defaults()
+    return _distributed.map_dask(call.public, bound, options.array_params[0],
+                                 options.planner)
+
+
+def _run_jax(call: _Call, options: _Options) -> Any:
+    """JAX arrays and tracers: on their device, the result left there;
+    arrays of explicit sharding keep it (:func:`_call_explicitly_sharded`).
+    """
+    if _is_array(call.output) and not isinstance(call.output, OutputArray):
+        raise TypeError(
+            "output: JAX arrays are immutable, so an output array "
+            "cannot be written in place; pass a dtype instead "
+            "(output=jnp.float32) and use the returned array")
+    devices.check_dtypes(call.impl.__name__, call.given,
+                         options.complex_arithmetic)
+    sharded = _distributed.explicit_sharding(list(call.given.values()))
+    if sharded is None:
+        with computing_on(_array_device(call.given.values())):
+            return run(call.impl(**call.arguments))
+    return _call_explicitly_sharded(
+        call.impl, call.signature.bind(*call.args, **call.kwargs), call.given,
+        sharded)
+
+
+def _run_placed(call: _Call, options: _Options) -> Any:
+    """Every other array (host arrays, array-likes, arrays in accelerator
+    memory): computed where :func:`_placement` says, and handed back as
+    the caller's array type, or written into its ``output=`` array."""
+    given, arguments, output = call.given, dict(call.arguments), call.output
+    namespace = _namespace_of(given)
+    place = _placement(given)
+    with (jax.enable_x64(place.wide), _calling_from(namespace),
+          scipy_arithmetic() if place.scipy else contextlib.nullcontext(),
+          computing_on(place.device)):
+        narrowed = {}  # the dtypes of inputs sent narrower
+        for name, value in given.items():
+            if not _on_host(value):
+                value = _from_device(value)
+            elif place.accelerated:
+                host = host_array(value)
+                value = _sent_to(host, place.device)
+                if value.dtype != host.dtype:
+                    narrowed[name] = host.dtype
+            elif place.in_device_memory:  # beside accelerator arrays
+                value = to_jax(value)
+            else:
+                value = host_array(value)
+            arguments[name] = value
+        borrowed = tuple(arguments[name] for name in given
+                         if isinstance(arguments[name], np.ndarray))
+        wanted = None
+        if options.has_output and "output" in arguments:
+            wanted = _output_request(output, namespace)
+            arguments["output"] = (_narrowed_request(wanted, place.device)
+                                   if place.accelerated else wanted)
+        _refuse_float16(call.impl, arguments, options)
+        result = run(call.impl(**arguments))
+        if place.accelerated:
+            # SciPy's results follow the input's dtype (not that of weights
+            # or labels), but for those it gives in 64 bits whatever the
+            # input.
+            first = narrowed.get(options.array_params[0])
+            kinds = options.results_64 + (first.kind if first else "")
+            result = jax.tree.map(
+                lambda a: _brought_back(a, kinds, wanted), result)
+        if place.in_device_memory and namespace is not None:
+            result = jax.tree.map(
+                lambda a: _to_device(to_jax(a), borrowed, namespace), result)
+        elif isinstance(result, np.ndarray | jax.Array):
+            result = _to_namespace(from_jax(result, borrowed), namespace)
+        else:
+            result = jax.tree.map(
+                lambda a: _to_namespace(from_jax(a, borrowed), namespace),
+                result)
+    return _delivered(result, arguments, call, options, namespace)
+
+
+def _refuse_float16(impl: Callable, arguments: dict[str, Any],
+                    options: _Options) -> None:
+    """SciPy's RuntimeError for float16 ``input``, raised where SciPy's C
+    layer refuses it: after the arguments have been checked (a planned
+    shell makes its plan and returns; another runs up to its first kernel,
+    and no further)."""
+    reject = options.reject_float16
+    if ("input" in arguments and getattr(arguments["input"], "dtype", None)
+            == np.float16 and (reject is True or (
+                callable(reject) and reject(arguments["input"])))):
+        try:
+            with checking_arguments():
+                impl(**arguments)
+        except KernelRefused:
+            pass
+        raise RuntimeError("input: array type dtype('float16') not supported")
+
+
+def _delivered(result: Any, arguments: dict[str, Any], call: _Call,
+               options: _Options, namespace: Any) -> Any:
+    """The value a call returns: ``result``, or the caller's ``output=``
+    array with ``result`` written into it (None where SciPy returns None),
+    with SciPy's byte order for numpy results."""
+    output = call.output
+    request = arguments.get("output") if options.has_output else None
+    if isinstance(request, OutputArray) and request is not output:
+        if options.keeps_output and options.keeps_output(
+                arguments[options.array_params[0]]):
+            return result
+        output[...] = result
+        return None if options.none_for_output_array else output
+    if namespace is None and request is not None:
+        if not np.dtype(request).isnative:
+            return result.astype(request)  # SciPy honours byte order
+    elif namespace is None and options.keeps_byte_order:
+        original = getattr(call.given.get("input"), "dtype", None)
+        original = result.dtype if original is None else np.dtype(original)
+        if (not original.isnative
+                and result.dtype == original.newbyteorder("=")):
+            return result.astype(original)
+    return result
+
+
+#: The routes of a call, in order: the first that takes the call's arrays
+#: runs it, as SciPy's ``_support_alternative_backends`` keeps one table of
+#: what each backend does.
+ROUTES: tuple[Route, ...] = (
+    Route("dask", lambda given: any(_distributed.is_dask_array(value)
+                                    for value in given.values()), _run_dask),
+    Route("jax", lambda given: any(is_jax_array(value)
+                                   for value in given.values()), _run_jax),
+    Route("placed", lambda given: True, _run_placed),
+)
+
+
 def ndimage_function(*array_params: str,
                      reject_float16: bool | Callable[[jax.Array], bool] = True,
                      planned: bool = False,
@@ -440,128 +649,22 @@ def ndimage_function(*array_params: str,
 
     def decorate(impl: F) -> F:
         signature = inspect.signature(impl)
-        planner = plan_of(impl, array_params[0]) if planned else None
         has_output = "output" in signature.parameters
         bind = _binder(signature)
+        options = _Options(
+            array_params, plan_of(impl, array_params[0]) if planned else None,
+            has_output, reject_float16, none_for_output_array, keeps_output,
+            keeps_byte_order, complex_arithmetic, results_64)
 
         @functools.wraps(impl)
         def wrapper(*args, **kwargs):
             arguments = bind(args, kwargs)
-            given = {name: arguments[name] for name in array_params
-                     if arguments.get(name) is not None}
-            output = arguments.get("output") if has_output else None
-
-            if any(_distributed.is_dask_array(v) for v in given.values()):
-                bound = signature.bind(*args, **kwargs)
-                bound.apply_defaults()
-                return _distributed.map_dask(wrapper, bound, array_params[0],
-                                             planner)
-
-            if any(is_jax_array(value) for value in given.values()):
-                if _is_array(output) and not isinstance(output, OutputArray):
-                    raise TypeError(
-                        "output: JAX arrays are immutable, so an output array "
-                        "cannot be written in place; pass a dtype instead "
-                        "(output=jnp.float32) and use the returned array")
-                devices.check_dtypes(impl.__name__, given, complex_arithmetic)
-                sharded = _distributed.explicit_sharding(list(given.values()))
-                if sharded is None:
-                    with computing_on(_array_device(given.values())):
-                        return run(impl(**arguments))
-                return _call_explicitly_sharded(
-                    impl, signature.bind(*args, **kwargs), given, sharded)
-
-            namespace = _namespace_of(given)
-            on_device = not all(_on_host(value) for value in given.values())
-            # Host arrays compute on the host's CPU in SciPy's arithmetic,
-            # or on the device that jaxndimage.devices accelerates them on,
-            # in its arithmetic; arrays in accelerator memory compute on
-            # their own device.
-            accelerator = (None if on_device
-                           else devices.accelerator_for(given.values()))
-            # On a device without 64-bit floats host input computes as JAX
-            # input does there, with JAX's 64-bit types off: a TPU emulates
-            # them, slowly to compile and not exactly.
-            wide = accelerator is None or devices.native_64_bits(accelerator)
-            where = accelerator or (None if on_device
-                                    else devices.host_device())
-            with (jax.enable_x64(wide), _calling_from(namespace),
-                  scipy_arithmetic() if accelerator is None
-                  else contextlib.nullcontext(), computing_on(where)):
-                narrowed = {}  # the dtypes of inputs sent narrower
-                for name, value in given.items():
-                    if not _on_host(value):
-                        value = _from_device(value)
-                    elif accelerator is not None:
-                        host = host_array(value)
-                        value = _sent_to(host, accelerator)
-                        if value.dtype != host.dtype:
-                            narrowed[name] = host.dtype
-                    elif on_device:  # beside accelerator arrays: to JAX
-                        value = to_jax(value)
-                    else:
-                        value = host_array(value)
-                    arguments[name] = value
-                borrowed = tuple(arguments[name] for name in given
-                                 if isinstance(arguments[name], np.ndarray))
-                wanted = None
-                if has_output and "output" in arguments:
-                    wanted = _output_request(output, namespace)
-                    arguments["output"] = (wanted if accelerator is None else
-                                           _narrowed_request(wanted,
-                                                             accelerator))
-                if ("input" in given and arguments["input"].dtype == np.float16
-                        and (reject_float16 is True or (
-                            callable(reject_float16)
-                            and reject_float16(arguments["input"])))):
-                    # SciPy's C layer refuses float16 where a call first
-                    # reaches it, after the arguments have been checked:
-                    # a planned shell makes its plan and returns; another
-                    # runs up to its first kernel, and no further.
-                    try:
-                        with checking_arguments():
-                            impl(**arguments)
-                    except KernelRefused:
-                        pass
-                    raise RuntimeError(
-                        "input: array type dtype('float16') not supported")
-                result = run(impl(**arguments))
-                if accelerator is not None:
-                    # SciPy's results follow the input's dtype (not that of
-                    # weights or labels), but for those it gives in 64 bits
-                    # whatever the input.
-                    first = narrowed.get(array_params[0])
-                    kinds = results_64 + (first.kind if first else "")
-                    result = jax.tree.map(
-                        lambda a: _brought_back(a, kinds, wanted), result)
-                if on_device and namespace is not None:
-                    result = jax.tree.map(
-                        lambda a: _to_device(to_jax(a), borrowed, namespace),
-                        result)
-                elif isinstance(result, np.ndarray | jax.Array):
-                    result = _to_namespace(from_jax(result, borrowed),
-                                           namespace)
-                else:
-                    result = jax.tree.map(
-                        lambda a: _to_namespace(from_jax(a, borrowed),
-                                                namespace), result)
-
-            request = arguments.get("output") if has_output else None
-            if isinstance(request, OutputArray) and request is not output:
-                if keeps_output and keeps_output(arguments[array_params[0]]):
-                    return result
-                output[...] = result
-                return None if none_for_output_array else output
-            if namespace is None and request is not None:
-                if not np.dtype(request).isnative:
-                    return result.astype(request)  # SciPy honours byte order
-            elif namespace is None and keeps_byte_order:
-                original = getattr(given.get("input"), "dtype", None)
-                original = result.dtype if original is None else np.dtype(original)
-                if (not original.isnative
-                        and result.dtype == original.newbyteorder("=")):
-                    return result.astype(original)
-            return result
+            call = _Call(impl, wrapper, signature, args, kwargs, arguments,
+                         {name: arguments[name] for name in array_params
+                          if arguments.get(name) is not None},
+                         arguments.get("output") if has_output else None)
+            route = next(route for route in ROUTES if route.takes(call.given))
+            return route.run(call, options)
 
         return wrapper  # type: ignore[return-value]
 
