@@ -32,7 +32,25 @@ def _cases():
     rng = np.random.default_rng(0)
     image = rng.random((1024, 1024), dtype=np.float32)
     coordinates = rng.uniform(0, 1023, size=(2, 10**6))
+    odd = rng.random((700, 600), dtype=np.float32)
+    grid = np.stack(np.meshgrid(np.linspace(0, 699, 64), np.linspace(0, 599, 64),
+                                indexing="ij")).reshape(2, -1)
+    volume = rng.random((64, 64, 64), dtype=np.float32)
+    long = rng.random((3000, 40))
     return {
+        # The spline prefilter of host input (numpy's recursions).
+        "spline_filter order 3, 1024^2 float32": (
+            lambda m: m.spline_filter(image, 3)),
+        "spline_filter order 5, 1024^2 float32": (
+            lambda m: m.spline_filter(image, 5)),
+        "spline_filter order 5, 700x600 float32": (
+            lambda m: m.spline_filter(odd, 5)),
+        "spline_filter order 5, 64^3 float32": (
+            lambda m: m.spline_filter(volume, 5)),
+        "spline_filter1d order 4 'reflect', 3000x40 float64, axis 0": (
+            lambda m: m.spline_filter1d(long, 4, axis=0, mode="reflect")),
+        "map_coordinates order 5 'mirror', 700x600 float32, 64^2 points": (
+            lambda m: m.map_coordinates(odd, grid, order=5, mode="mirror")),
         "map_coordinates order 3, 1024^2 float32, 1e6 points": (
             lambda m: m.map_coordinates(image, coordinates, order=3)),
         "zoom x2 order 3, 1024^2 float32": (
