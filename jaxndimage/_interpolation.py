@@ -164,11 +164,17 @@ def _non_finite(x: Array, mode: str, order: int
     return x, to_cval
 
 
-def _axis_plan(x: Array, size: int, order: int, mode: str
+def _axis_plan(x: Array, size: int, order: int, mode: str, npad: int = 0
                ) -> tuple[Array, list[Array], Array | None]:
     """For coordinates ``x`` along an axis of ``size`` coefficients: the
     (unfolded) index of the first neighbour, the neighbours' weights, and
-    where 'constant' gives cval (or None)."""
+    where 'constant' gives cval (or None).
+
+    ``npad``: the samples SciPy padded the axis with on each side before
+    the prefilter ('nearest' and 'grid-constant', whose coordinates are not
+    folded).  It is added to the index, not to the coordinate: a float32
+    coordinate moved by it would round (by up to 3e-5 past 256), where
+    SciPy adds it in float64."""
     outside = None
     if INTERPOLATION[mode].coordinate == "outside":
         outside = (x < 0) | (x > size - 1)
@@ -179,7 +185,7 @@ def _axis_plan(x: Array, size: int, order: int, mode: str
     base = jnp.floor(cc if order & 1 else cc + 0.5)
     weights = _spline_weights(cc - base, order)
     # Farther out every neighbour folds to the same edge sample (or cval).
-    start = jnp.clip(base - order // 2, -order - 1, size)
+    start = jnp.clip(base + npad - order // 2, -order - 1, size)
     start = jnp.where(jnp.isnan(start), 0, start)
     return start.astype(np.int32), weights, outside
 
@@ -270,7 +276,8 @@ def _with_cval(total: Array, weights: list[list[Array]],
 
 def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
                         mode: str, cval: Any, dtype: np.dtype,
-                        sizes: Sequence[Any] | None = None) -> Array:
+                        sizes: Sequence[Any] | None = None,
+                        npad: int = 0) -> Array:
     """Interpolate the coefficients ``c`` at points given by one coordinate
     array per axis (all of one shape), computing in ``dtype``.
 
@@ -297,7 +304,7 @@ def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
     width = 1
     for axis, x in enumerate(coordinates):
         size = sizes[axis]
-        start, w, out = _axis_plan(x.reshape(-1), size, order, mode)
+        start, w, out = _axis_plan(x.reshape(-1), size, order, mode, npad)
         w = [v.astype(dtype) for v in w]
         long_axis = not isinstance(size, int) or order < size
         if axis == last and 1 < order and long_axis and extension != "wrap":
@@ -358,13 +365,15 @@ def _finish(total: Array, weights: list[list[Array]],
 
 def _interpolate_separable(c: Array, coordinates: Sequence[Array],
                            order: int, mode: str, cval: Any,
-                           dtype: np.dtype) -> Array:
-    """Interpolate ``c`` on the grid of per-axis 1-D coordinate arrays,
-    one axis after the other, computing in ``dtype``."""
+                           dtype: np.dtype, npad: int = 0) -> Array:
+    """Interpolate ``c`` on the grid of per-axis 1-D coordinate arrays
+    (before SciPy's padding of ``npad``, see :func:`_axis_plan`), one
+    axis after the other, computing in ``dtype``."""
     extension = INTERPOLATION[mode].coefficients
     outside = None
     for axis, x in enumerate(coordinates):
-        start, weights, out = _axis_plan(x, c.shape[axis], order, mode)
+        start, weights, out = _axis_plan(x, c.shape[axis], order, mode,
+                                         npad)
         indices, weights, lost, reads = _neighbours(
             start, weights, c.shape[axis], extension)
         shape = [1] * c.ndim
@@ -440,9 +449,8 @@ def _points(c: Array, points: Sequence[Array], cval: Any,
             dtype: np.dtype, out_dtype: np.dtype) -> Array:
     """Interpolate ``c`` at ``points`` (one coordinate array per axis, in
     :func:`_coordinate_dtype`, before SciPy's padding of ``npad``)."""
-    points = [p + npad for p in points]
     return _round_to(_interpolate_points(c, points, order, mode, cval,
-                                         dtype, sizes), out_dtype)
+                                         dtype, sizes, npad), out_dtype)
 
 
 _POINTS_STATIC = ("npad", "order", "mode", "dtype", "out_dtype")
@@ -613,7 +621,7 @@ def _points_tiled(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     else:
         out_shape = coordinates.shape[1:]
         points, grid = _grown_to_tiles(coordinates, side)
-    points = [points[axis].reshape(-1) + npad for axis in range(2)]
+    points = [points[axis].reshape(-1) for axis in range(2)]
     sizes = c.shape[-2:]
     planes = c.reshape((-1,) + sizes)
     extension = INTERPOLATION[mode].coefficients
@@ -621,7 +629,7 @@ def _points_tiled(c: Array, coordinates: Array | _GridSums, cval: Any, *,
     fits = jnp.all(jnp.isfinite(planes))
     for axis, x in enumerate(points):
         size = sizes[axis]
-        start, w, out = _axis_plan(x, size, order, mode)
+        start, w, out = _axis_plan(x, size, order, mode, npad)
         w = [v.astype(dtype) for v in w]
         indices, w, x_lost, reads = _neighbours(start, w, size, extension)
         if reads is not None:
@@ -679,7 +687,7 @@ def _points_tiled(c: Array, coordinates: Array | _GridSums, cval: Any, *,
 
     def gathers() -> Array:
         return jax.vmap(lambda plane: _interpolate_points(
-            plane, points, order, mode, cval, dtype))(planes)
+            plane, points, order, mode, cval, dtype, npad=npad))(planes)
 
     values = lax.cond(fits, tiles, gathers)
     values = values.reshape((-1,) + grid)[:, :out_shape[0], :out_shape[1]]
@@ -987,9 +995,9 @@ def _grid_kernel(c: Array, zooms: Array | None, shifts: Array | None,
         if zooms is not None:
             zoom = zooms[axis].astype(k.dtype)
             k = (k + 0.5) * zoom - 0.5 if grid_mode else k * zoom
-        points.append(k + npad)
+        points.append(k)
     return _round_to(_interpolate_separable(c, points, order, mode, cval,
-                                            dtype), out_dtype)
+                                            dtype, npad), out_dtype)
 
 
 def _zoom_shift_kernel(x: Array, zooms: Any, shifts: Any, cval: Any, *,

@@ -340,3 +340,27 @@ def test_traced_affine_matrix_inside_jit_reads_consistent_neighbours():
     np.testing.assert_allclose(
         ours, ndi.affine_transform(image, matrix, offset, order=1,
                                    mode="nearest"), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "grid-constant"])
+def test_prepadded_modes_keep_float32_coordinates_exact(mode):
+    """SciPy pads 'nearest' and 'grid-constant' input by 12 samples before
+    the prefilter and moves the coordinates by 12, in float64.  With JAX's
+    64-bit types off the coordinates are float32: moved by 12 they would
+    round (by up to 3e-5 past 256); the padding goes into the index
+    instead, so values stay within float32 rounding of SciPy's."""
+    rng = np.random.default_rng(3)
+    image = rng.random((300, 300), dtype=np.float32)
+    points = rng.uniform(240, 299, (2, 4000)).astype(np.float32)
+    with jax.enable_x64(False):
+        for order in (1, 3):
+            expected = ndi.map_coordinates(image.astype(np.float64),
+                                           points.astype(np.float64),
+                                           order=order, mode=mode)
+            for call in (jn.map_coordinates, jax.jit(
+                    jn.map_coordinates, static_argnames=("order", "mode"))):
+                got = call(jnp.asarray(image), jnp.asarray(points),
+                           order=order, mode=mode)
+                assert got.dtype == np.float32
+                np.testing.assert_allclose(np.asarray(got), expected,
+                                           rtol=0, atol=1e-6 * np.abs(expected).max())
