@@ -182,7 +182,9 @@ def _initial_weights(z: float, n: int, extension: str
     """SciPy's initial conditions of pole ``z`` on a line of ``n > 1``
     samples, as weights: the causal pass starts from ``causal @ line``
     (the line scaled by the gain and the earlier poles), the anticausal
-    one from ``anticausal @ line`` (the line after the causal pass).
+    one from ``anticausal @ line[-len(anticausal):]`` (the end of the line
+    after the causal pass it reads: a weight of 0 would make an infinite
+    sample a NaN where SciPy never reads it).
 
     The weights are ni_splines.c's ``_init_causal_*`` and
     ``_init_anticausal_*`` written out, including the last step of the
@@ -195,7 +197,7 @@ def _initial_weights(z: float, n: int, extension: str
         causal[:] = z ** k + z ** (2 * n - 2 - k)
         causal[0], causal[-1] = 1.0, z ** (n - 1)
         causal /= 1 - z ** (2 * n - 2)
-        anticausal[-2:] = np.array([z * z, z]) / (z * z - 1)
+        anticausal = np.array([z * z, z]) / (z * z - 1)
     elif extension == "wrap":
         causal[0] = 1.0
         causal[1:] = z ** (n - k[1:])
@@ -212,7 +214,7 @@ def _initial_weights(z: float, n: int, extension: str
         causal[-1] += z ** (n - 1)
         causal *= z / (1 - z ** (2 * n))
         causal[0] += 1.0
-        anticausal[-1] = z / (z - 1)
+        anticausal = np.array([z / (z - 1)])
     return causal, anticausal
 
 
@@ -227,7 +229,8 @@ def _reach(z: float, dtype: np.dtype) -> int:
 CALL_ELEMENTS = 1000
 
 
-def _recurse(c: np.ndarray, z: float, anticausal: bool = False) -> None:
+def _recurse(c: np.ndarray, z: float, anticausal: bool = False,
+             whole: bool = False) -> None:
     """SciPy's recursion of pole ``z`` along the first axis of the 2-D
     ``c`` (a view), in place, from ``i = 1``: ``c[i] += z * c[i - 1]``, or
     ``anticausal`` (``c`` reversed) ``c[i] = z * (c[i - 1] - c[i])``.
@@ -240,10 +243,12 @@ def _recurse(c: np.ndarray, z: float, anticausal: bool = False) -> None:
     the rounding error of the carry.  The segments' length ``L`` balances
     the calls (about ``2 L + 2 n / L``) against the rows the carries add
     to (``n reach / L``): ``L = sqrt(n (1 + m reach / CALL_ELEMENTS))``
-    for ``n`` rows of ``m`` elements."""
+    for ``n`` rows of ``m`` elements.  ``whole``: one segment, the
+    sequential recursion itself."""
     n, m = c.shape
     reach = _reach(z, c.dtype)
-    length = min(n, max(1, round(np.sqrt(n * (1 + m * reach / CALL_ELEMENTS)))))
+    length = n if whole else min(n, max(1, round(np.sqrt(
+        n * (1 + m * reach / CALL_ELEMENTS)))))
     step = np.empty((-(-n // length), m), c.dtype)
     if anticausal:
         c[length::length] *= -z  # z * (0 - c[i]) at the later starts
@@ -266,25 +271,44 @@ def _recurse(c: np.ndarray, z: float, anticausal: bool = False) -> None:
 def _filter_axis_on_host(x: np.ndarray, order: int, axis: int,
                          extension: str, compute: np.dtype) -> np.ndarray:
     """SciPy's prefilter of ``x`` along ``axis`` in numpy, in ``compute``
-    (a new array): the gain, then per pole the causal and anticausal
-    recursions from SciPy's initial conditions
-    (:func:`_initial_weights`), the recursions by :func:`_recurse`.
-    Nothing is compiled; results agree with SciPy's to rounding."""
+    (a new array), by :func:`_filter_lines`.  Nothing is compiled; results
+    agree with SciPy's to rounding.
+
+    SciPy's recursions carry a NaN or an infinity to the ends of its
+    line; the carries between segments stop at their reach, so lines
+    holding one are filtered again from their samples, whole."""
     c = np.array(np.moveaxis(x, axis, 0), dtype=compute, order="C")
     n = c.shape[0]
     if n <= 1 or c.size == 0:
         return np.moveaxis(c, 0, axis)
     lines = c.reshape(n, -1)
+    whole = kept = None
+    if not np.isfinite(lines.sum()):  # (or a sum past the largest float)
+        whole = np.flatnonzero(~np.isfinite(lines).all(axis=0))
+        kept = lines[:, whole]
+    _filter_lines(lines, order, extension)
+    if whole is not None and whole.size:
+        _filter_lines(kept, order, extension, whole=True)
+        lines[:, whole] = kept
+    return np.moveaxis(c, 0, axis)
+
+
+def _filter_lines(lines: np.ndarray, order: int, extension: str,
+                  whole: bool = False) -> None:
+    """SciPy's prefilter of each column of the 2-D ``lines``, in place:
+    the gain, then per pole the causal and anticausal recursions
+    (:func:`_recurse`, ``whole`` or in segments) from SciPy's initial
+    conditions (:func:`_initial_weights`)."""
+    n = lines.shape[0]
     poles = POLES[order]
     lines *= np.prod([(1 - z) * (1 - 1 / z) for z in poles])
     for z in poles:
-        causal, anticausal = (w.astype(compute)
+        causal, anticausal = (w.astype(lines.dtype)
                               for w in _initial_weights(z, n, extension))
         lines[0] = causal @ lines
-        _recurse(lines, z)
-        lines[-1] = anticausal @ lines
-        _recurse(lines[::-1], z, anticausal=True)
-    return np.moveaxis(c, 0, axis)
+        _recurse(lines, z, whole=whole)
+        lines[-1] = anticausal @ lines[-len(anticausal):]
+        _recurse(lines[::-1], z, anticausal=True, whole=whole)
 
 
 def _filter_on_host(x: np.ndarray, order: int, axes: Sequence[int],
