@@ -276,20 +276,21 @@ def _filter_axis_on_host(x: np.ndarray, order: int, axis: int,
 
     SciPy's recursions carry a NaN or an infinity to the ends of its
     line; the carries between segments stop at their reach, so lines
-    holding one are filtered again from their samples, whole."""
+    holding one are filtered again from their samples, whole.  As in
+    SciPy's C, arithmetic on them warns of nothing."""
     c = np.array(np.moveaxis(x, axis, 0), dtype=compute, order="C")
     n = c.shape[0]
     if n <= 1 or c.size == 0:
         return np.moveaxis(c, 0, axis)
     lines = c.reshape(n, -1)
-    whole = kept = None
-    if not np.isfinite(lines.sum()):  # (or a sum past the largest float)
-        whole = np.flatnonzero(~np.isfinite(lines).all(axis=0))
-        kept = lines[:, whole]
-    _filter_lines(lines, order, extension)
-    if whole is not None and whole.size:
-        _filter_lines(kept, order, extension, whole=True)
-        lines[:, whole] = kept
+    finite = np.isfinite(lines)
+    whole = None if finite.all() else np.flatnonzero(~finite.all(axis=0))
+    kept = None if whole is None else lines[:, whole]
+    with np.errstate(all="ignore"):
+        _filter_lines(lines, order, extension)
+        if whole is not None:
+            _filter_lines(kept, order, extension, whole=True)
+            lines[:, whole] = kept
     return np.moveaxis(c, 0, axis)
 
 
