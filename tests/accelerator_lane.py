@@ -51,8 +51,10 @@ TARGETS = ["tests/test_accelerator.py", "tests/test_devices.py",
            "compat_tests/test_precision.py", "compat_tests/test_parity.py"]
 SCIPY_MODULES = ["test_filters", "test_interpolation", "test_morphology",
                  "test_measurements", "test_fourier"]
-OUTCOME = re.compile(r"^(\S+::\S+) (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)")
-STARTED = re.compile(r"^(\S+::\S+) ")
+#: Test ids can hold spaces (parameters' ids): an id runs to its outcome.
+OUTCOME = re.compile(
+    r"^(\S+::.+?) (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b")
+STARTED = re.compile(r"^(\S+::.+?)\s*$")
 #: SciPy's tests run in, and with pytest's root at, the folder that holds
 #: ``scipy``: pytest prints ids relative to the first and ``--deselect``
 #: reads them relative to the second.

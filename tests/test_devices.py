@@ -291,3 +291,14 @@ def test_kernels_taking_device_copies_of_their_operands_give_the_same_bits(
                                           np.asarray(want_leaf))
     # (Which calls pass host numbers to their kernels differs by device.)
     assert sum(copied) > 0
+
+
+def test_accelerator_lane_reads_test_ids_holding_spaces():
+    # A parameter's id can hold spaces: each test is counted once, by its
+    # whole id (the lane's summary once merged such tests).
+    import accelerator_lane
+
+    test = "compat_tests/test_parity.py::test_same[affine_transform 2 x]"
+    done = accelerator_lane.OUTCOME.match(f"{test} PASSED   [ 10%]")
+    assert done.groups() == (test, "PASSED")
+    assert accelerator_lane.STARTED.match(f"{test} ").group(1) == test
