@@ -5,8 +5,9 @@ on the device JAX has, against SciPy on the host.
 
 For every family of ``_algorithms.ALGORITHMS`` and a few of its functions,
 on float32 JAX arrays on the default device (results left there): the
-CPU's algorithm and the accelerator's (``_algorithms.as_on``), first call
-and warm, against SciPy with numpy input, on images of three kinds:
+CPU's algorithm and the accelerator's (``_algorithms.as_on``), and on a
+TPU its own where it has one (a ``tpu`` column), first call and warm,
+against SciPy with numpy input, on images of three kinds:
 ``blobs`` (the thresholded smooth image of ``_catalogue.inputs``: few
 large features), ``spots`` (a finer image: hundreds of features) and
 ``maze`` (a thresholded image of fine noise: thousands of winding
@@ -108,15 +109,17 @@ def _as_host(result: Any) -> Any:
     return jax.tree.map(np.asarray, result)
 
 
-def _row(call, host: dict, arrays: dict, repeat: int) -> dict[str, Any]:
-    """One function's times and differences, SciPy's and both kinds'."""
+def _row(call, host: dict, arrays: dict, repeat: int,
+         choices: tuple[str, ...]) -> dict[str, Any]:
+    """One function's times and differences, SciPy's and each kind's of
+    ``choices`` (`_algorithms.as_on`)."""
     args = (host["image"], host["binary"], host["labels"], host["index"])
     jax_args = (arrays["image"], arrays["binary"], arrays["labels"],
                 host["index"])
     want = call(ndi, *args)
     row: dict[str, Any] = {}
     runs = {"scipy": lambda: call(ndi, *args)}
-    for choice in ("cpu", "accelerator"):
+    for choice in choices:
         def run(choice=choice):
             with as_on(choice):
                 return block(call(jn, *jax_args))
@@ -128,7 +131,7 @@ def _row(call, host: dict, arrays: dict, repeat: int) -> dict[str, Any]:
         runs, repeat=repeat, budget=10).items()}
     for key, seconds in times.items():
         row[f"{key}_s"] = seconds
-    for choice in ("cpu", "accelerator"):
+    for choice in choices:
         row[f"{choice}_ratio"] = times["scipy"] / times[choice]
     return row
 
@@ -148,6 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     # from the first call on every device.
     _distance.EXACT_AFTER_S = 0.0
     device = jax.devices()[0]
+    # A TPU has algorithms of its own (Pallas kernels, which run only in
+    # Pallas' interpreter elsewhere).
+    choices = ("cpu", "accelerator") + (
+        ("tpu",) if device.platform == "tpu" else ())
     out = {"device": {"platform": device.platform,
                       "kind": device.device_kind, "jax": jax.__version__},
            "size": options.size, "rows": []}
@@ -160,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, call in CALLS[family]:
                 row = {"kind": kind, "features": int(host["index"].size),
                        "family": family, "function": name,
-                       **_row(call, host, arrays, options.repeat)}
+                       **_row(call, host, arrays, options.repeat, choices)}
                 out["rows"].append(row)
                 print(f"  {name:20s} scipy {row['scipy_s'] * 1e3:8.2f} ms | "
                       + " | ".join(
@@ -168,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                           f"({row[c + '_ratio']:6.2f}x, first "
                           f"{row[c + '_first_s']:5.1f} s, diff "
                           f"{row[c + '_difference']:.1e})"
-                          for c in ("cpu", "accelerator")), flush=True)
+                          for c in choices), flush=True)
                 Path(options.out).write_text(json.dumps(out, indent=1))
     return 0
 

@@ -22,7 +22,8 @@ from jaxndimage._cache import current_device
 
 __all__ = ["ALGORITHMS", "algorithm", "as_on"]
 
-#: family -> {"cpu": algorithm, "accelerator": algorithm}
+#: family -> {"cpu": algorithm, "accelerator": algorithm}, and "tpu" where
+#: a TPU runs another algorithm than the other accelerators.
 ALGORITHMS: dict[str, dict[str, str]] = {
     # Per-label sums, counts, extremes, histograms and bounding boxes:
     # XLA's segment reductions (scatters), or products of one-hot matrices
@@ -58,9 +59,12 @@ ALGORITHMS: dict[str, dict[str, str]] = {
     "chamfer stages": {"cpu": "programs", "accelerator": "one program"},
     # The doubling scans along runs (`_propagation.along_runs`: binary
     # propagation by runs, label propagation): each step materialised
-    # behind an optimisation barrier, or left to XLA to fuse (on a TPU
-    # the fused program compiles in less time and runs faster).
-    "run scans": {"cpu": "materialised steps", "accelerator": "fused steps"},
+    # behind an optimisation barrier, left to XLA to fuse (on an
+    # accelerator the fused program compiles in less time and runs
+    # faster), or on a TPU every step of a block of lines in on-chip
+    # memory (`_chip_scans`, Pallas).
+    "run scans": {"cpu": "materialised steps", "accelerator": "fused steps",
+                  "tpu": "on-chip steps"},
 }
 
 _forced: str | None = None
@@ -69,20 +73,22 @@ _forced: str | None = None
 def algorithm(family: str) -> str:
     """The algorithm of ``family`` (a key of `ALGORITHMS`) for the device
     the current call computes on."""
-    kind = _forced or ("cpu" if current_device().platform == "cpu"
-                       else "accelerator")
-    return ALGORITHMS[family][kind]
+    kind = _forced or {"cpu": "cpu", "tpu": "tpu"}.get(
+        current_device().platform, "accelerator")
+    choices = ALGORITHMS[family]
+    return choices.get(kind, choices["accelerator"])
 
 
 @contextlib.contextmanager
 def as_on(kind: str) -> Iterator[None]:
-    """Within the block, calls choose the algorithms of ``kind`` ("cpu" or
-    "accelerator") whatever their device: how the tests run an
-    accelerator's algorithms on a CPU."""
+    """Within the block, calls choose the algorithms of ``kind`` ("cpu",
+    "accelerator" or "tpu") whatever their device: how the tests run an
+    accelerator's algorithms on a CPU (a TPU's Pallas kernels in Pallas'
+    interpreter)."""
     global _forced
-    if kind not in ("cpu", "accelerator"):
-        raise ValueError(f"kind: expected 'cpu' or 'accelerator', got "
-                         f"{kind!r}")
+    if kind not in ("cpu", "accelerator", "tpu"):
+        raise ValueError(f"kind: expected 'cpu', 'accelerator' or 'tpu', "
+                         f"got {kind!r}")
     before, _forced = _forced, kind
     try:
         yield

@@ -117,7 +117,7 @@ from jaxndimage._plans import (
     widest_depth,
     window_depth,
 )
-from jaxndimage._propagation import along_runs, shifted
+from jaxndimage._propagation import along_runs_both, shifted
 from jaxndimage._rank import (
     ExtremePlan,
     FootprintPlan,
@@ -400,15 +400,15 @@ def _raster_pass(y: Array, passable: Array, above: tuple[int, ...],
 
 @cached_jit(static_argnames=("pattern", "origins", "iterations",
                              "invert", "border", "out_dtype", "raster",
-                             "fused"))
+                             "steps"))
 def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
             origins: tuple[int, ...], iterations: int, invert: bool,
             border: bool, out_dtype: np.dtype, raster: bool = True,
-            fused: bool = False) -> Array:
+            steps: str = "materialised steps") -> Array:
     """Binary erosion (``invert=False``) or dilation (``invert=True``) of
     ``x != 0``, ``iterations`` times (below 1: until nothing changes, for
     2-D input by raster passes where ``raster``, else by scans along the
-    runs of every axis, their steps ``fused`` or not: see
+    runs of every axis, their ``steps`` the device's "run scans": see
     `_algorithms`)."""
     footprint = pattern.array
     y = (x != 0) if invert else (x == 0)
@@ -444,17 +444,20 @@ def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
         else:
             runs = []
             for axis in range(y.ndim):
+                directions = []
                 for direction in (1, -1):
                     unit = [0] * y.ndim
                     unit[axis] = direction
                     if (growing and tuple(unit) in offsets
                             and y.shape[axis] > 1):
-                        runs.append((axis, direction))
+                        directions.append(direction)
+                if directions:
+                    runs.append((axis, tuple(directions)))
 
             def accelerate(y):
-                for axis, direction in runs:
-                    y = along_runs(y, passable, axis, direction,
-                                   jnp.logical_or, False, fused)
+                for axis, directions in runs:
+                    y = along_runs_both(y, passable, axis, directions,
+                                        jnp.logical_or, False, steps)
                 return y
 
         def round_(state):
@@ -954,7 +957,7 @@ def _run_binary(plan: BinaryPlan, input: Array, mask: Array | None) -> Array:
     options = dict(iterations=plan.iterations, invert=plan.invert,
                    border=plan.border, out_dtype=plan.out_dtype,
                    raster=algorithm("binary propagation") == "raster",
-                   fused=algorithm("run scans") == "fused steps")
+                   steps=algorithm("run scans"))
     if input.size == 0:
         if concrete_on_cpu(input):
             return like_input(np.zeros(input.shape, plan.out_dtype), input)

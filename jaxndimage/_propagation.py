@@ -3,7 +3,8 @@
 :func:`along_runs` carries values along every run of passable samples of
 one axis in a logarithmic number of dense steps (a doubling scan): the
 primitive of binary propagation (a set sample fills the runs it touches)
-and of :func:`propagated_labels`.
+and of :func:`propagated_labels`.  On a TPU the steps of a block of lines
+run in on-chip memory (:mod:`jaxndimage._chip_scans`).
 
 :func:`propagated_labels` is `label` without scatters or gathers: every
 foreground point starts with its flat index, and the minimum is carried
@@ -32,8 +33,10 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import cached_jit
+from jaxndimage._chip_scans import along_runs_on_chip, fits
 
-__all__ = ["along_runs", "propagated_labels", "shifted", "shifted_by"]
+__all__ = ["along_runs", "along_runs_both", "propagated_labels", "shifted",
+           "shifted_by"]
 
 
 def shifted(x: jax.Array, axis: int, step: int, fill) -> jax.Array:
@@ -61,35 +64,63 @@ def shifted_by(x: jax.Array, offset: tuple[int, ...], fill) -> jax.Array:
 def along_runs(y: jax.Array, passable: jax.Array, axis: int,
                direction: int,
                combine: Callable[[jax.Array, jax.Array], jax.Array],
-               fill, fused: bool = False) -> jax.Array:
+               fill, steps: str = "materialised steps") -> jax.Array:
     """``y`` at each passable sample combined with ``y`` at every sample
     ``direction`` further along ``axis`` that a run of passable samples
     reaches (the run's last sample need not be passable; ``fill`` past the
     edges must not change a value when combined).  A doubling scan of
-    ``log2(n)`` steps, each materialised behind an optimisation barrier
-    unless ``fused`` (the device's "run scans", `_algorithms`): the same
-    values either way."""
+    ``log2(n)`` steps, ``steps`` being the device's "run scans"
+    (`_algorithms`): each step materialised behind an optimisation
+    barrier, all of them left to XLA to fuse, or run in on-chip memory
+    (:mod:`jaxndimage._chip_scans`, for 32-bit ``y`` whose lines fit,
+    else fused): the same values every way."""
+    return along_runs_both(y, passable, axis, (direction,), combine, fill,
+                           steps)
+
+
+#: Boolean combinations as the integer ones of zeros and ones.
+_AS_INTEGERS = {jnp.logical_or: jnp.maximum, jnp.logical_and: jnp.minimum}
+
+
+def along_runs_both(y: jax.Array, passable: jax.Array, axis: int,
+                    directions: tuple[int, ...],
+                    combine: Callable[[jax.Array, jax.Array], jax.Array],
+                    fill, steps: str = "materialised steps") -> jax.Array:
+    """:func:`along_runs` in each of ``directions`` in turn."""
+    if (steps == "on-chip steps" and y.shape[axis] > 1
+            and fits(y.shape, axis)):
+        if y.dtype == np.bool_ and combine in _AS_INTEGERS:
+            # On chip as 32-bit zeros and ones.
+            return along_runs_on_chip(
+                y.astype(jnp.int32), passable, axis, directions,
+                _AS_INTEGERS[combine], int(fill)) != 0
+        if y.dtype.itemsize == 4:
+            return along_runs_on_chip(y, passable, axis, directions,
+                                      combine,
+                                      np.asarray(fill, y.dtype).item())
     n = y.shape[axis]
-    reach, span = passable, 1
-    while span < n:
-        y = jnp.where(reach, combine(y, shifted(y, axis, direction * span,
-                                                fill)), y)
-        span *= 2
-        if span < n:
-            reach = reach & shifted(reach, axis, direction * (span // 2),
-                                    False)
-        if not fused:
-            y, reach = lax.optimization_barrier((y, reach))
+    for direction in directions:
+        reach, span = passable, 1
+        while span < n:
+            y = jnp.where(reach, combine(y, shifted(y, axis,
+                                                    direction * span, fill)),
+                          y)
+            span *= 2
+            if span < n:
+                reach = reach & shifted(reach, axis,
+                                        direction * (span // 2), False)
+            if steps == "materialised steps":
+                y, reach = lax.optimization_barrier((y, reach))
     return y
 
 
-@cached_jit(static_argnames=("offsets", "fused"))
+@cached_jit(static_argnames=("offsets", "steps"))
 def _minimum_over_features(values: jax.Array, foreground: jax.Array, *,
                            offsets: tuple[tuple[int, ...], ...],
-                           fused: bool) -> jax.Array:
+                           steps: str) -> jax.Array:
     """The minimum of ``values`` over each feature (connected through
     ``offsets`` and their opposites) at each of its points; ``values`` is
-    the largest integer of its dtype on the background.  ``fused``: see
+    the largest integer of its dtype on the background.  ``steps``: see
     :func:`along_runs`."""
     fill = np.iinfo(values.dtype).max
     runs, diagonals = [], []
@@ -104,9 +135,8 @@ def _minimum_over_features(values: jax.Array, foreground: jax.Array, *,
         values, _ = state
         old = values
         for axis in runs:
-            for direction in (1, -1):
-                values = along_runs(values, foreground, axis, direction,
-                                    jnp.minimum, fill, fused)
+            values = along_runs_both(values, foreground, axis, (1, -1),
+                                     jnp.minimum, fill, steps)
         for offset in diagonals:
             least = jnp.minimum(
                 shifted_by(values, offset, fill),
@@ -151,16 +181,17 @@ def _background_zero(number: jax.Array, foreground: jax.Array
 
 def propagated_labels(input: jax.Array, *,
                       offsets: tuple[tuple[int, ...], ...],
-                      index_dtype: np.dtype, fused: bool = False
+                      index_dtype: np.dtype,
+                      steps: str = "materialised steps"
                       ) -> tuple[jax.Array, jax.Array]:
     """SciPy's labels of the nonzero points of ``input`` connected through
     ``offsets`` (one of each pair of opposite offsets), in
     ``index_dtype``, and their number.  Four programs, the propagation
-    run twice (compiled once).  ``fused``: see :func:`along_runs`."""
+    run twice (compiled once).  ``steps``: see :func:`along_runs`."""
     foreground, flat = _flat_indices(input, index_dtype=index_dtype)
     root = _minimum_over_features(flat, foreground, offsets=offsets,
-                                  fused=fused)
+                                  steps=steps)
     counted, count = _root_numbers(root, foreground)
     number = _minimum_over_features(counted, foreground, offsets=offsets,
-                                    fused=fused)
+                                    steps=steps)
     return _background_zero(number, foreground), count

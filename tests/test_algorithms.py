@@ -17,6 +17,8 @@ import jaxndimage as jn
 from jaxndimage import _distance
 from jaxndimage._algorithms import ALGORITHMS, algorithm, as_on
 from jaxndimage._cache import SecondsSpent
+from jaxndimage._chip_scans import fits
+from jaxndimage._propagation import along_runs_both
 
 KINDS = ["cpu", "accelerator"]
 SHAPES = [(61,), (40, 37), (12, 13, 14), (5, 6, 7, 8)]
@@ -28,9 +30,13 @@ def _mask(shape, seed, density=0.55):
 
 def test_every_family_has_an_algorithm_for_each_kind():
     for family, choices in ALGORITHMS.items():
-        assert set(choices) == {"cpu", "accelerator"}, family
+        assert {"cpu", "accelerator"} <= set(choices) <= {
+            "cpu", "accelerator", "tpu"}, family
         with as_on("accelerator"):
             assert algorithm(family) == choices["accelerator"]
+        with as_on("tpu"):
+            assert algorithm(family) == choices.get(
+                "tpu", choices["accelerator"])
     assert algorithm("label") == ALGORITHMS["label"][
         "cpu" if jax.devices()[0].platform == "cpu" else "accelerator"]
     with pytest.raises(ValueError, match="kind"):
@@ -92,6 +98,47 @@ def test_hole_filling_and_propagation_equal_scipy(kind, shape):
             np.testing.assert_array_equal(
                 jn.binary_propagation(seeds, structure, mask),
                 ndi.binary_propagation(seeds, structure, mask))
+
+
+# The TPU's Pallas kernels, in Pallas' interpreter off a TPU: lines along
+# lanes (a width off the 128-lane tile), along sublanes with fewer and more
+# than 128 lanes after them, and 4-D.
+CHIP_SHAPES = [(21, 300), (5, 9, 140), (3, 4, 5, 6)]
+
+
+@pytest.mark.parametrize("shape", CHIP_SHAPES)
+def test_on_chip_scans_equal_the_dense_steps(shape):
+    rng = np.random.default_rng(5)
+    passable = jnp.asarray(_mask(shape, 2, 0.8))
+    fill = np.iinfo(np.int32).max
+    values = jnp.asarray(np.where(np.asarray(passable),
+                                  rng.integers(0, 999, shape), fill),
+                         jnp.int32)
+    seeds = jnp.asarray(_mask(shape, 3, 0.05))
+    for axis in range(len(shape)):
+        assert fits(shape, axis)
+        for directions in ((1,), (-1, 1)):
+            for y, combine, fill_ in ((values, jnp.minimum, fill),
+                                      (seeds, jnp.logical_or, False)):
+                want = along_runs_both(y, passable, axis, directions,
+                                       combine, fill_)
+                got = along_runs_both(y, passable, axis, directions,
+                                      combine, fill_, "on-chip steps")
+                np.testing.assert_array_equal(got, want)
+
+
+def test_tpu_algorithms_label_and_fill_as_scipy_under_jit_and_vmap():
+    masks = np.stack([ndi.gaussian_filter(
+        np.random.default_rng(seed).random((20, 130)), 2) > 0.5
+        for seed in range(2)])
+    with as_on("tpu"):
+        labels, counts = jax.jit(jax.vmap(jn.label))(jnp.asarray(masks))
+        filled = jax.vmap(jn.binary_fill_holes)(jnp.asarray(masks))
+    for k, mask in enumerate(masks):
+        want, count = ndi.label(mask)
+        np.testing.assert_array_equal(labels[k], want)
+        assert int(counts[k]) == count
+        np.testing.assert_array_equal(filled[k], ndi.binary_fill_holes(mask))
 
 
 # Samplings whose products are exact (dyadic), so that both Euclidean

@@ -107,7 +107,7 @@ def _run_label(plan: LabelPlan, input: Any) -> tuple[jax.Array, jax.Array]:
     if plan.propagated:
         labels, count = propagated_labels(
             input, offsets=plan.offsets, index_dtype=plan.index_dtype,
-            fused=algorithm("run scans") == "fused steps")
+            steps=algorithm("run scans"))
     else:
         labels, count = _label_runs(input, plan.offsets, plan.index_dtype)
     if not _is_traced(count) and int(count) > _max_exact(plan.dtype):
