@@ -11,7 +11,9 @@ foreground point starts with its flat index, and the minimum is carried
 along runs of each axis the structure connects, and across its diagonal
 neighbours, until nothing changes.  Each point then holds the flat index
 of its feature's first point in raster order (the root), so the roots
-are numbered in raster order by a prefix sum, as SciPy numbers features.
+are numbered in raster order by a prefix sum (along the last axis, then
+over the lines before, with no reshape of the whole array), as SciPy
+numbers features.
 The numbers reach the other points of their features by the same
 propagation: a point's prefix count is never below its root's, so the
 minimum over a feature is its root's number.  A feature that winds back
@@ -149,14 +151,39 @@ def _minimum_over_features(values: jax.Array, foreground: jax.Array, *,
                           (values, jnp.asarray(True)))[0]
 
 
+def _raster_index(shape: tuple[int, ...], dtype: np.dtype) -> jax.Array:
+    """Each point's flat index in raster order, from one iota per axis: a
+    1-D ``arange`` reshaped to ``shape`` is a relayout on a TPU, which
+    compiled for seconds (probes in the notes of
+    ``benchmarks/results/algorithms-tpu-v5e.json``)."""
+    index = jnp.zeros(shape, dtype)
+    stride = 1
+    for axis in reversed(range(len(shape))):
+        index = index + lax.broadcasted_iota(dtype, shape, axis) * stride
+        stride *= shape[axis]
+    return index
+
+
+def _raster_counts(values: jax.Array) -> jax.Array:
+    """The inclusive cumulative sums of ``values`` in raster order, in
+    their own shape: sums along the last axis, and before each line the
+    sums of the lines before it (the same, one dimension down), with no
+    reshape of the whole array (see :func:`_raster_index`)."""
+    within = jnp.cumsum(values, axis=-1)
+    if values.ndim == 1:
+        return within
+    totals = within[..., -1]
+    return within + (_raster_counts(totals) - totals)[..., None]
+
+
 @cached_jit(static_argnames=("index_dtype",))
 def _flat_indices(input: jax.Array, *, index_dtype: np.dtype
                   ) -> tuple[jax.Array, jax.Array]:
     """The foreground, and each of its points' flat index (the largest
     integer of ``index_dtype`` on the background)."""
     foreground = input != 0
-    flat = jnp.arange(input.size, dtype=index_dtype).reshape(input.shape)
-    return foreground, jnp.where(foreground, flat,
+    return foreground, jnp.where(foreground,
+                                 _raster_index(input.shape, index_dtype),
                                  np.iinfo(index_dtype).max)
 
 
@@ -165,12 +192,11 @@ def _root_numbers(root: jax.Array, foreground: jax.Array
                   ) -> tuple[jax.Array, jax.Array]:
     """Each foreground point's count of roots (points that are their
     feature's ``root``) up to it in raster order, and the count of all."""
-    flat = jnp.arange(root.size, dtype=root.dtype).reshape(root.shape)
-    counted = jnp.cumsum((foreground & (root == flat)).ravel(),
-                         dtype=root.dtype)
+    is_root = foreground & (root == _raster_index(root.shape, root.dtype))
+    counted = _raster_counts(is_root.astype(root.dtype))
     fill = np.iinfo(root.dtype).max
-    return (jnp.where(foreground, counted.reshape(root.shape), fill),
-            counted[-1])
+    return (jnp.where(foreground, counted, fill),
+            counted[(-1,) * root.ndim])
 
 
 @cached_jit()
