@@ -304,12 +304,58 @@ def _filter_lines(lines: np.ndarray, order: int, extension: str,
     poles = POLES[order]
     lines *= np.prod([(1 - z) * (1 - 1 / z) for z in poles])
     for z in poles:
-        causal, anticausal = (w.astype(lines.dtype)
-                              for w in _initial_weights(z, n, extension))
-        lines[0] = causal @ lines
+        if whole:
+            lines[0] = _causal_start(lines, z, extension)
+        else:
+            causal, _ = _initial_weights(z, n, extension)
+            lines[0] = causal.astype(lines.dtype) @ lines
         _recurse(lines, z, whole=whole)
-        lines[-1] = anticausal @ lines[-len(anticausal):]
+        if whole:
+            lines[-1] = _anticausal_start(lines, z, extension)
+        else:
+            _, anticausal = _initial_weights(z, n, extension)
+            lines[-1] = anticausal.astype(lines.dtype) @ lines[
+                -len(anticausal):]
         _recurse(lines[::-1], z, anticausal=True, whole=whole)
+
+
+def _causal_start(c: np.ndarray, z: float, extension: str) -> np.ndarray:
+    """ni_splines.c's ``_init_causal_*`` of the columns of ``c``, term by
+    term as SciPy forms them: each product of a sample and a power of
+    ``z`` made as SciPy makes it (powers by repeated products, which
+    underflow to 0 where SciPy's do), so that an infinite sample gives
+    SciPy's NaN where SciPy multiplies it by 0 or adds it to an infinity
+    of the other sign.  Summed in another order than SciPy's loop, so for
+    the lines that hold a NaN or an infinity, whose every coefficient is
+    then one too (:func:`_filter_axis_on_host`)."""
+    n = len(c)
+    powers = np.cumprod(np.full(n, z))[:, None]  # z**1 ... z**n
+    if extension == "wrap":
+        terms = powers[:n - 1] * c[:0:-1]
+        return (c[0] + terms.sum(axis=0)) / (1 - powers[-1])
+    if extension == "mirror":
+        far = z ** (n - 1)
+        terms = powers[:n - 2] * (c[1:n - 1] + far * c[n - 2:0:-1])
+        return (c[0] + far * c[-1] + terms.sum(axis=0)) / (1 - far * far)
+    far = z ** n
+    terms = powers[:n - 2] * (c[1:n - 1] + far * c[n - 2:0:-1])
+    sum_ = c[0] + far * c[-1] + terms.sum(axis=0)
+    # The last step reads the sum as its first sample.
+    sum_ = sum_ + powers[n - 2] * (c[-1] + far * sum_)
+    return sum_ * (z / (1 - far * far)) + c[0]
+
+
+def _anticausal_start(c: np.ndarray, z: float, extension: str
+                      ) -> np.ndarray:
+    """ni_splines.c's ``_init_anticausal_*`` of the columns of ``c``, as
+    :func:`_causal_start` forms the causal ones."""
+    if extension == "wrap":
+        powers = np.cumprod(np.full(len(c), z))[:, None]
+        terms = powers[:-1] * c[:-1]
+        return (c[-1] + terms.sum(axis=0)) * (z / (powers[-1] - 1))
+    if extension == "mirror":
+        return (z * c[-2] + c[-1]) * z / (z * z - 1)
+    return c[-1] * (z / (z - 1))
 
 
 def _filter_on_host(x: np.ndarray, order: int, axes: Sequence[int],

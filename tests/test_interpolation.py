@@ -371,25 +371,27 @@ def test_prepadded_modes_keep_float32_coordinates_exact(mode):
 def test_prefilter_of_host_input_spreads_nan_and_inf_as_scipy():
     """SciPy's recursions carry a NaN or an infinity to the ends of its
     line (as NaN, or as infinities of alternating sign); lines longer than
-    one segment recur whole when they hold one.  (Left: an infinity in a
-    'mirror' line of more than about 560 samples, where SciPy's initial
-    sum multiplies it by an underflowed 0 and gives NaN.)"""
+    one segment recur whole when they hold one, from SciPy's initial sums
+    formed term by term (an infinity times a power of the pole that
+    underflowed to 0, or beside an infinity of the other sign, is NaN),
+    for every order, extension and place in the line."""
     rng = np.random.default_rng(8)
-    cases = [(200, mode, bad) for mode in ("mirror", "reflect", "grid-wrap")
-             for bad in (np.nan, np.inf, -np.inf)]
-    cases += [(3000, mode, np.nan) for mode in ("mirror", "reflect",
-                                                "grid-wrap")]
-    cases += [(3000, mode, np.inf) for mode in ("reflect", "grid-wrap")]
-    for n, mode, bad in cases:
+    cases = [(n, order, mode, bad, place)
+             for n in (2, 5, 200, 600, 3000) for order in (2, 3, 4, 5)
+             for mode in ("mirror", "reflect", "grid-wrap")
+             for bad in (np.nan, np.inf, -np.inf)
+             for place in sorted({0, 1, n // 3, n - 2, n - 1})]
+    for n, order, mode, bad, place in cases:
         x = rng.random((n, 4))
-        x[n // 3, 1] = bad
-        expected = ndi.spline_filter1d(x, 3, axis=0, mode=mode)
+        x[place, 1] = bad
+        expected = ndi.spline_filter1d(x, order, axis=0, mode=mode)
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # SciPy warns of nothing
-            got = jn.spline_filter1d(x, 3, axis=0, mode=mode)
+            got = jn.spline_filter1d(x, order, axis=0, mode=mode)
         for kind in (np.isnan, np.isposinf, np.isneginf):
-            np.testing.assert_array_equal(kind(got), kind(expected),
-                                          err_msg=f"{n} {mode} {bad}")
+            np.testing.assert_array_equal(
+                kind(got), kind(expected),
+                err_msg=f"{n} {order} {mode} {bad} {place}")
         finite = np.isfinite(expected)
         np.testing.assert_allclose(got[finite], expected[finite],
                                    rtol=1e-12, atol=1e-13)
