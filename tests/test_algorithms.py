@@ -100,10 +100,10 @@ def test_hole_filling_and_propagation_equal_scipy(kind, shape):
                 ndi.binary_propagation(seeds, structure, mask))
 
 
-# The TPU's Pallas kernels, in Pallas' interpreter off a TPU: lines along
-# lanes (a width off the 128-lane tile), along sublanes with fewer and more
-# than 128 lanes after them, and 4-D.
-CHIP_SHAPES = [(21, 300), (5, 9, 140), (3, 4, 5, 6)]
+# The TPU's Pallas kernels, in Pallas' interpreter off a TPU: one line, lines
+# along lanes (a width off the 128-lane tile), along sublanes with fewer and
+# more than 128 lanes after them, and 4-D.
+CHIP_SHAPES = [(300,), (21, 300), (5, 9, 140), (3, 4, 5, 6)]
 
 
 @pytest.mark.parametrize("shape", CHIP_SHAPES)
