@@ -3,18 +3,21 @@
 :func:`jaxndimage._propagation.along_runs` carries values along runs of
 passable samples in ``log2(n)`` dense steps, each a pass over the whole
 array through the chip's main memory.  Here each block of lines is read
-into on-chip memory once, every step and both directions run there, and
-the block is written back once: two passes over the array per axis
-instead of four per step.
+into on-chip memory once, every step (of each direction asked for) runs
+there, and the block is written back once: two passes over the array per
+axis instead of several per step, and the steps become vector work on
+chip (``benchmarks/results/algorithms-tpu-v5e.json``).
 
-The array is seen as ``(before, n, after)`` around the scanned axis.  With
-nothing after it, blocks of rows are scanned along the lanes; otherwise
-blocks of ``n`` x up to 128 lanes are scanned along the sublanes.  The
-scanned axis is padded to the hardware's tile (128 lanes, 8 sublanes)
-with samples that are not passable and hold ``fill``, which changes
-nothing.  A line too long for on-chip memory (:func:`fits`) is left to
-the dense steps.  Off a TPU the kernels run in Pallas' interpreter: how
-the tests check them on a CPU.
+The array is viewed as ``(before, n)`` around a last axis, scanned along
+the lanes in blocks of rows, or as ``(before, n, after)`` around the
+next-to-last, scanned along the sublanes in blocks of ``n`` x up to 128
+lanes.  The views merge only leading axes, which a TPU lays out without
+tiles; a view that would merge tiled axes is a relayout, which compiled
+for seconds on the chip, so other axes (and lines too long for a block)
+are left to the dense steps (:func:`suits`).  The scanned axis is padded
+to the hardware's tile (128 lanes, 8 sublanes) with samples that are not
+passable and hold ``fill``, which changes nothing.  Off a TPU the kernels
+run in Pallas' interpreter: how the tests check them on a CPU.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from jax.experimental.pallas import tpu as pltpu
 
 from jaxndimage._cache import current_device
 
-__all__ = ["along_runs_on_chip", "fits"]
+__all__ = ["along_runs_on_chip", "suits"]
 
 #: Bytes of one block of one operand: small enough that the block's
 #: operands and the steps' temporaries stay within the scoped on-chip
@@ -42,21 +45,22 @@ VMEM_BYTES = 32 << 20
 SUBLANES, LANES = 8, 128
 
 
-def _line(shape: tuple[int, ...], axis: int) -> tuple[int, int, int]:
-    before = math.prod(shape[:axis])
-    return before, shape[axis], math.prod(shape[axis + 1:])
-
-
 def _padded(n: int, tile: int) -> int:
     return -(-n // tile) * tile
 
 
-def fits(shape: tuple[int, ...], axis: int) -> bool:
-    """Whether lines of ``shape`` along ``axis`` fit a block on chip."""
-    _, n, after = _line(shape, axis)
-    if after == 1:
-        return _padded(n, LANES) * SUBLANES * 4 <= BLOCK_BYTES
-    return _padded(n, SUBLANES) * min(after, LANES) * 4 <= BLOCK_BYTES
+def suits(shape: tuple[int, ...], axis: int) -> bool:
+    """Whether lines of ``shape`` along ``axis`` run on chip: the last
+    axis of a 1-D or 2-D array or of one whose next-to-last length is a
+    whole number of sublane tiles, or the next-to-last axis (views that
+    merge only leading axes), with a block of lines within `BLOCK_BYTES`."""
+    ndim, n = len(shape), shape[axis]
+    if axis == ndim - 1:
+        return ((ndim <= 2 or shape[-2] % SUBLANES == 0)
+                and _padded(n, LANES) * SUBLANES * 4 <= BLOCK_BYTES)
+    return (axis == ndim - 2
+            and _padded(n, SUBLANES) * min(shape[-1], LANES) * 4
+            <= BLOCK_BYTES)
 
 
 def _scan(y: jax.Array, reach: jax.Array, axis: int, direction: int,
@@ -93,32 +97,28 @@ def _kernel(y_ref, passable_ref, out_ref, *, axis, directions, combine,
 def _on_chip(y: jax.Array, passable: jax.Array, *, axis: int,
              directions: tuple[int, ...], combine: Callable, fill,
              interpret: bool) -> jax.Array:
-    shape = y.shape
-    before, n, after = _line(shape, axis)
-    if after == 1:
+    shape, n = y.shape, y.shape[axis]
+    before = math.prod(shape[:axis])
+    if axis == y.ndim - 1:
         width = _padded(n, LANES)
-        lines = (before, width)
         rows = max(SUBLANES, BLOCK_BYTES // (4 * width) // SUBLANES
                    * SUBLANES)
-        block = (min(rows, before), width)
+        view, block = (before, n), (min(rows, before), width)
         grid = (pl.cdiv(before, block[0]),)
         index = lambda i: (i, 0)  # noqa: E731
-        scanned, widths = 1, [(0, 0), (0, width - n)]
     else:
-        height = _padded(n, SUBLANES)
-        lines = (before, height, after)
-        lanes = after if after <= LANES else LANES
-        block = (1, height, lanes)
+        after = shape[-1]
+        lanes = min(after, LANES)
+        view, block = (before, n, after), (1, _padded(n, SUBLANES), lanes)
         grid = (before, pl.cdiv(after, lanes))
         index = lambda i, j: (i, 0, j)  # noqa: E731
-        scanned, widths = 1, [(0, 0), (0, height - n), (0, 0)]
-    y = jnp.pad(y.reshape(lines[:1] + (n,) + lines[2:]), widths,
-                constant_values=fill)
-    passable = jnp.pad(passable.reshape(y.shape[:1] + (n,) + y.shape[2:])
-                       .astype(jnp.int32), widths)
+    widths = [(0, 0)] * len(view)
+    widths[1] = (0, block[1] - n)
+    y = jnp.pad(y.reshape(view), widths, constant_values=fill)
+    passable = jnp.pad(passable.reshape(view).astype(jnp.int32), widths)
     spec = pl.BlockSpec(block, index)
     out = pl.pallas_call(
-        functools.partial(_kernel, axis=scanned, directions=directions,
+        functools.partial(_kernel, axis=1, directions=directions,
                           combine=combine, fill=fill),
         out_shape=jax.ShapeDtypeStruct(y.shape, y.dtype),
         grid=grid, in_specs=[spec, spec], out_specs=spec,
@@ -126,8 +126,7 @@ def _on_chip(y: jax.Array, passable: jax.Array, *, axis: int,
         compiler_params=None if interpret else pltpu.CompilerParams(
             vmem_limit_bytes=VMEM_BYTES),
     )(y, passable)
-    out = lax.slice_in_dim(out, 0, n, axis=1)
-    return out.reshape(shape)
+    return lax.slice_in_dim(out, 0, n, axis=1).reshape(shape)
 
 
 def along_runs_on_chip(y: jax.Array, passable: jax.Array, axis: int,
@@ -136,7 +135,7 @@ def along_runs_on_chip(y: jax.Array, passable: jax.Array, axis: int,
                        fill) -> jax.Array:
     """:func:`jaxndimage._propagation.along_runs` along ``axis`` in each
     of ``directions`` in turn, with the same values, for 32-bit ``y``
-    whose lines :func:`fits`; ``combine`` and ``fill`` must be hashable
+    whose lines :func:`suits` the chip; ``combine`` and ``fill`` must be hashable
     (a NumPy ufunc's JAX counterpart and a Python number)."""
     return _on_chip(y, passable, axis=axis, directions=tuple(directions),
                     combine=combine, fill=fill,

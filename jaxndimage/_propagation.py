@@ -35,7 +35,7 @@ import numpy as np
 from jax import lax
 
 from jaxndimage._cache import cached_jit
-from jaxndimage._chip_scans import along_runs_on_chip, fits
+from jaxndimage._chip_scans import along_runs_on_chip, suits
 
 __all__ = ["along_runs", "along_runs_both", "propagated_labels", "shifted",
            "shifted_by"]
@@ -74,8 +74,8 @@ def along_runs(y: jax.Array, passable: jax.Array, axis: int,
     ``log2(n)`` steps, ``steps`` being the device's "run scans"
     (`_algorithms`): each step materialised behind an optimisation
     barrier, all of them left to XLA to fuse, or run in on-chip memory
-    (:mod:`jaxndimage._chip_scans`, for 32-bit ``y`` whose lines fit,
-    else fused): the same values every way."""
+    (:mod:`jaxndimage._chip_scans`, for 32-bit ``y`` whose lines suit
+    it, else fused): the same values every way."""
     return along_runs_both(y, passable, axis, (direction,), combine, fill,
                            steps)
 
@@ -90,7 +90,7 @@ def along_runs_both(y: jax.Array, passable: jax.Array, axis: int,
                     fill, steps: str = "materialised steps") -> jax.Array:
     """:func:`along_runs` in each of ``directions`` in turn."""
     if (steps == "on-chip steps" and y.shape[axis] > 1
-            and fits(y.shape, axis)):
+            and suits(y.shape, axis)):
         if y.dtype == np.bool_ and combine in _AS_INTEGERS:
             # On chip as 32-bit zeros and ones.
             return along_runs_on_chip(
