@@ -365,8 +365,9 @@ def _filter_on_host(x: np.ndarray, order: int, axes: Sequence[int],
     other (:func:`_filter_axis_on_host`), each pass stored in
     ``out_dtype``; nothing is compiled."""
     for axis in axes:
-        x = cast_like_c(_filter_axis_on_host(x, order, axis, extension,
-                                             np.dtype(compute)), out_dtype)
+        x = _filter_axis_on_host(x, order, axis, extension, np.dtype(compute))
+        if x.dtype != out_dtype:  # (each pass is a new array)
+            x = cast_like_c(x, out_dtype)
     return np.ascontiguousarray(x)
 
 
