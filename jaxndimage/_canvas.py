@@ -801,7 +801,7 @@ def _on_canvases(run: Callable[[np.ndarray, Geometry, _Layout], Any],
     """``run(stored, geometry, layout)`` on the canvas of ``x``, or on
     those of its bands of rows, each dispatched before the previous one is
     read back; the result as a C array of ``x``'s kind (numpy, or a JAX
-    array on ``x``'s device, :func:`like_input`)."""
+    array for JAX input)."""
     host = np.asarray(x)
     if row_bands is None:
         stored, geometry, layout = build_canvas(host, margins, order)
@@ -817,7 +817,7 @@ def _on_canvases(run: Callable[[np.ndarray, Geometry, _Layout], Any],
                 values = _place(values, host.shape, *pending)
             pending = dispatched
         values = _place(values, host.shape, *pending)
-    return like_input(values, x)
+    return jax.device_put(values) if isinstance(x, jax.Array) else values
 
 
 _CHECKING_READS = contextvars.ContextVar("checking_reads", default=False)
