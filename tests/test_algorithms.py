@@ -122,10 +122,12 @@ def test_on_chip_scans_equal_the_dense_steps(shape, on_chip):
     seeds = jnp.asarray(_mask(shape, 3, 0.05))
     for axis in np.flatnonzero(on_chip):
         # Labels' minima both ways along an axis (each direction and their
-        # composition); binary propagation's seeds one way, as booleans.
-        for y, directions, combine, fill_ in (
-                (values, (-1, 1), jnp.minimum, fill),
-                (seeds, (1,), jnp.logical_or, False)):
+        # composition); binary propagation's seeds one way, as booleans,
+        # along the last axis.
+        cases = [(values, (-1, 1), jnp.minimum, fill)]
+        if axis == len(shape) - 1:
+            cases.append((seeds, (1,), jnp.logical_or, False))
+        for y, directions, combine, fill_ in cases:
             want = along_runs_both(y, passable, int(axis), directions,
                                    combine, fill_)
             got = along_runs_both(y, passable, int(axis), directions,
