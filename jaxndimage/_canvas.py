@@ -817,6 +817,8 @@ def _on_canvases(run: Callable[[np.ndarray, Geometry, _Layout], Any],
                 values = _place(values, host.shape, *pending)
             pending = dispatched
         values = _place(values, host.shape, *pending)
+    # Uncommitted, on the default device (the dispatcher's: the array's
+    # own), so that it combines with sharded input too.
     return jax.device_put(values) if isinstance(x, jax.Array) else values
 
 
