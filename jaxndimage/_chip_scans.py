@@ -134,7 +134,7 @@ def along_runs_on_chip(y: jax.Array, passable: jax.Array, axis: int,
                        combine: Callable[[jax.Array, jax.Array], jax.Array],
                        fill) -> jax.Array:
     """:func:`jaxndimage._propagation.along_runs` along ``axis`` in each
-    of ``directions`` in turn, with the same values, for 32-bit ``y``
+    of ``directions``, with the same values, for 32-bit ``y``
     whose lines :func:`suits` the chip; ``combine`` and ``fill`` must be hashable
     (a NumPy ufunc's JAX counterpart and a Python number)."""
     return _on_chip(y, passable, axis=axis, directions=tuple(directions),

@@ -117,7 +117,7 @@ from jaxndimage._plans import (
     widest_depth,
     window_depth,
 )
-from jaxndimage._propagation import along_runs_both, shifted
+from jaxndimage._propagation import along_runs, shifted
 from jaxndimage._rank import (
     ExtremePlan,
     FootprintPlan,
@@ -456,7 +456,7 @@ def _binary(x: Array, mask: Array | None, *, pattern: Pattern,
 
             def accelerate(y):
                 for axis, directions in runs:
-                    y = along_runs_both(y, passable, axis, directions,
+                    y = along_runs(y, passable, axis, directions,
                                         jnp.logical_or, False, steps)
                 return y
 

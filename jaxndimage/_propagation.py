@@ -37,8 +37,7 @@ from jax import lax
 from jaxndimage._cache import cached_jit
 from jaxndimage._chip_scans import along_runs_on_chip, suits
 
-__all__ = ["along_runs", "along_runs_both", "propagated_labels", "shifted",
-           "shifted_by"]
+__all__ = ["along_runs", "propagated_labels", "shifted", "shifted_by"]
 
 
 def shifted(x: jax.Array, axis: int, step: int, fill) -> jax.Array:
@@ -63,32 +62,24 @@ def shifted_by(x: jax.Array, offset: tuple[int, ...], fill) -> jax.Array:
     return x
 
 
-def along_runs(y: jax.Array, passable: jax.Array, axis: int,
-               direction: int,
-               combine: Callable[[jax.Array, jax.Array], jax.Array],
-               fill, steps: str = "materialised steps") -> jax.Array:
-    """``y`` at each passable sample combined with ``y`` at every sample
-    ``direction`` further along ``axis`` that a run of passable samples
-    reaches (the run's last sample need not be passable; ``fill`` past the
-    edges must not change a value when combined).  A doubling scan of
-    ``log2(n)`` steps, ``steps`` being the device's "run scans"
-    (`_algorithms`): each step materialised behind an optimisation
-    barrier, all of them left to XLA to fuse, or run in on-chip memory
-    (:mod:`jaxndimage._chip_scans`, for 32-bit ``y`` whose lines suit
-    it, else fused): the same values every way."""
-    return along_runs_both(y, passable, axis, (direction,), combine, fill,
-                           steps)
-
-
 #: Boolean combinations as the integer ones of zeros and ones.
 _AS_INTEGERS = {jnp.logical_or: jnp.maximum, jnp.logical_and: jnp.minimum}
 
 
-def along_runs_both(y: jax.Array, passable: jax.Array, axis: int,
-                    directions: tuple[int, ...],
-                    combine: Callable[[jax.Array, jax.Array], jax.Array],
-                    fill, steps: str = "materialised steps") -> jax.Array:
-    """:func:`along_runs` in each of ``directions`` in turn."""
+def along_runs(y: jax.Array, passable: jax.Array, axis: int,
+               directions: tuple[int, ...],
+               combine: Callable[[jax.Array, jax.Array], jax.Array],
+               fill, steps: str = "materialised steps") -> jax.Array:
+    """For each of ``directions`` in turn: ``y`` at each passable sample
+    combined with ``y`` at every sample that direction further along
+    ``axis`` that a run of passable samples reaches (the run's last
+    sample need not be passable; ``fill`` past the edges must not change
+    a value when combined).  A doubling scan of ``log2(n)`` steps per
+    direction, ``steps`` being the device's "run scans" (`_algorithms`):
+    each step materialised behind an optimisation barrier, all of them
+    left to XLA to fuse, or run in on-chip memory
+    (:mod:`jaxndimage._chip_scans`, for 32-bit or boolean ``y`` whose
+    lines suit it, else fused): the same values every way."""
     if (steps == "on-chip steps" and y.shape[axis] > 1
             and suits(y.shape, axis)):
         if y.dtype == np.bool_ and combine in _AS_INTEGERS:
@@ -137,7 +128,7 @@ def _minimum_over_features(values: jax.Array, foreground: jax.Array, *,
         values, _ = state
         old = values
         for axis in runs:
-            values = along_runs_both(values, foreground, axis, (1, -1),
+            values = along_runs(values, foreground, axis, (1, -1),
                                      jnp.minimum, fill, steps)
         for offset in diagonals:
             least = jnp.minimum(

@@ -299,23 +299,19 @@ def _filter_lines(lines: np.ndarray, order: int, extension: str,
     """SciPy's prefilter of each column of the 2-D ``lines``, in place:
     the gain, then per pole the causal and anticausal recursions
     (:func:`_recurse`, ``whole`` or in segments) from SciPy's initial
-    conditions (:func:`_initial_weights`)."""
+    conditions (:func:`_initial_weights`; for ``whole`` lines, which hold
+    a NaN or an infinity, formed term by term, :func:`_causal_start`)."""
     n = lines.shape[0]
     poles = POLES[order]
     lines *= np.prod([(1 - z) * (1 - 1 / z) for z in poles])
     for z in poles:
-        if whole:
-            lines[0] = _causal_start(lines, z, extension)
-        else:
-            causal, _ = _initial_weights(z, n, extension)
-            lines[0] = causal.astype(lines.dtype) @ lines
+        causal, anticausal = (w.astype(lines.dtype)
+                              for w in _initial_weights(z, n, extension))
+        lines[0] = (_causal_start(lines, z, extension) if whole
+                    else causal @ lines)
         _recurse(lines, z, whole=whole)
-        if whole:
-            lines[-1] = _anticausal_start(lines, z, extension)
-        else:
-            _, anticausal = _initial_weights(z, n, extension)
-            lines[-1] = anticausal.astype(lines.dtype) @ lines[
-                -len(anticausal):]
+        lines[-1] = (_anticausal_start(lines, z, extension) if whole
+                     else anticausal @ lines[-len(anticausal):])
         _recurse(lines[::-1], z, anticausal=True, whole=whole)
 
 

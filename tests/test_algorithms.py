@@ -18,7 +18,7 @@ from jaxndimage import _distance
 from jaxndimage._algorithms import ALGORITHMS, algorithm, as_on
 from jaxndimage._cache import SecondsSpent
 from jaxndimage._chip_scans import suits
-from jaxndimage._propagation import along_runs_both
+from jaxndimage._propagation import along_runs
 
 KINDS = ["cpu", "accelerator"]
 SHAPES = [(61,), (40, 37), (12, 13, 14), (5, 6, 7, 8)]
@@ -128,9 +128,9 @@ def test_on_chip_scans_equal_the_dense_steps(shape, on_chip):
         if axis == len(shape) - 1:
             cases.append((seeds, (1,), jnp.logical_or, False))
         for y, directions, combine, fill_ in cases:
-            want = along_runs_both(y, passable, int(axis), directions,
+            want = along_runs(y, passable, int(axis), directions,
                                    combine, fill_)
-            got = along_runs_both(y, passable, int(axis), directions,
+            got = along_runs(y, passable, int(axis), directions,
                                   combine, fill_, "on-chip steps")
             np.testing.assert_array_equal(got, want)
 
