@@ -51,6 +51,10 @@ ALGORITHMS: dict[str, dict[str, str]] = {
     # per position), or each element against those s away along the axis,
     # s = 1, 2, ... until none farther can be nearer (`_distance`).
     "euclidean distance": {"cpu": "stack", "accelerator": "shifts"},
+    # `distance_transform_bf` of JAX arrays: every element against one
+    # border element per step of a scan, or against a block of them per
+    # step, the nearest of each block found by one reduction (`_distance`).
+    "brute-force distance": {"cpu": "scan", "accelerator": "blocks"},
     # `distance_transform_cdt` by the chessboard or taxicab structure
     # (exact-shape kernels): a program per scan and per transpose (XLA's
     # CPU backend compiles a transpose fused with its neighbours to a

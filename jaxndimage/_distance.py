@@ -68,7 +68,9 @@ Brute force (`distance_transform_bf`)
     As SciPy: every element against every background element next to the
     foreground; of equally near ones the last in raster order wins.  The
     list of border elements is found on the host for concrete input (padded
-    to a power of two); traced input compares with every element.
+    to a power of two); traced input compares with every element.  A CPU
+    compares with one candidate per step of a scan, other devices with a
+    block of them (the ``"brute-force distance"`` row of `_algorithms`).
 
 Concrete input on a CPU: the host's shifts
     The Euclidean transform without sampling (or a sampling of ones) of
@@ -983,21 +985,42 @@ def _bf_distance(coordinates: list[Array], place: list[Array], metric: int,
     return _sum_in_order(terms, sampling if metric == 1 else None)
 
 
-@cached_jit(static_argnames=("metric", "dtype"))
+#: Elements x candidates one step of :func:`_bf_kernel` compares at most,
+#: on devices that compare blocks of candidates at once.
+_BF_BLOCK_ELEMENTS = 2**22
+
+
+def _bf_block(size: int, count: int) -> int:
+    """Candidates per step of :func:`_bf_kernel` for ``size`` elements and
+    ``count`` candidates: one on a CPU (a scan of elementwise steps); on
+    other devices a power of two up to ``count`` whose comparisons with
+    every element fit `_BF_BLOCK_ELEMENTS` (a step is a launch there, and
+    costs as much as many comparisons)."""
+    if algorithm("brute-force distance") == "scan":
+        return 1
+    fits = max(1, _BF_BLOCK_ELEMENTS // max(size, 1))
+    return 1 << (min(fits, max(count, 1)).bit_length() - 1)
+
+
+@cached_jit(static_argnames=("metric", "dtype", "block"))
 def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
-               metric: int, dtype: np.dtype) -> tuple[Array, Array]:
-    """Distances and flat feature indices by comparing every element with
-    every candidate (flat indices of border elements, -1 for none)."""
+               metric: int, dtype: np.dtype, block: int
+               ) -> tuple[Array, Array]:
+    """Distances and features (an ``(ndim,) + shape`` array of their
+    coordinates) by comparing every element with every candidate (flat
+    indices of border elements in raster order, -1 for none; a multiple
+    of ``block`` of them), ``block`` candidates per step of a scan."""
     shape = input.shape
     foreground = input != 0
     border = _border(foreground).reshape(-1)
-    coords = [_coordinates(shape, axis).reshape(-1)
+    coords = [_coordinates(shape, axis).reshape(-1, 1)
               for axis in range(len(shape))]
     size = input.size
     if metric == 1:
         far = jnp.asarray(np.finfo(dtype).max, dtype)
+        beyond = jnp.asarray(np.inf, dtype)
     else:
-        far = jnp.asarray(np.iinfo(np.uint32).max, jnp.uint32)
+        far = beyond = jnp.asarray(np.iinfo(np.uint32).max, jnp.uint32)
 
     def step(carry, candidate):
         best, best_index = carry
@@ -1007,15 +1030,21 @@ def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
         for axis in range(len(shape) - 1, -1, -1):
             place[axis] = rest % shape[axis]
             rest = rest // shape[axis]
-        total = _bf_distance(coords, place, metric, sampling, dtype)
+        total = jnp.where(valid, _bf_distance(coords, place, metric,
+                                              sampling, dtype), beyond)
         # SciPy's list holds the border in reverse raster order and keeps
-        # the first strictly nearer one: the last in raster order wins.
-        better = valid & (total <= best)
-        return (jnp.where(better, total, best),
-                jnp.where(better, candidate, best_index)), None
+        # the first strictly nearer one: of equally near ones the last in
+        # raster order wins, within the block and against earlier blocks.
+        nearest = total.min(axis=1)
+        chosen = jnp.max(jnp.where(valid & (total == nearest[:, None]),
+                                   candidate, -1), axis=1)
+        better = (chosen >= 0) & (nearest <= best)
+        return (jnp.where(better, nearest, best),
+                jnp.where(better, chosen, best_index)), None
 
     init = (jnp.full(size, far), jnp.zeros(size, jnp.int32))
-    (best, best_index), _ = lax.scan(step, init, candidates)
+    (best, best_index), _ = lax.scan(step, init,
+                                     candidates.reshape(-1, block))
     own = jnp.arange(size, dtype=jnp.int32)
     fg = foreground.reshape(-1)
     if metric == 1:
@@ -1023,7 +1052,13 @@ def _bf_kernel(input: Array, candidates: Array, sampling: Array | None, *,
     else:
         distance = jnp.where(fg, best, 0).astype(jnp.uint32)
     index = jnp.where(fg, best_index, own)
-    return distance.reshape(shape), index.reshape(shape)
+    return distance.reshape(shape), _unravel(index.reshape(shape), shape)
+
+
+@cached_jit()
+def _border_of(input: Array) -> Array:
+    """:func:`_border` of ``input``'s nonzero elements, in one program."""
+    return _border(input != 0)
 
 
 # --------------------------------------------------------------------------
@@ -2005,26 +2040,24 @@ def _run_bf(plan: BruteForcePlan, input: Array, sampling: tuple | None,
     flat = input.reshape(-1) if input.ndim == 0 else input
     if flat.size == 0:
         dt = jnp.zeros(shape, dtype if code == 1 else jnp.uint32)
-        ft = jnp.zeros(shape, jnp.int32)
+        ft = jnp.zeros((len(shape),) + shape, jnp.int32)
     else:
         if isinstance(flat, jax.core.Tracer):
-            candidates = jnp.arange(flat.size, dtype=jnp.int32)
+            border = np.arange(flat.size)
+            count = flat.size
         else:
             border = np.flatnonzero(_border_host(nonzero_mask(flat))
                                     if concrete_on_cpu(flat)
-                                    else np.asarray(_border(flat != 0)))
+                                    else np.asarray(_border_of(flat)))
             # A power of two, at least 64: few programs whatever the image.
             count = max(64, 1 << int(border.size - 1).bit_length())
-            candidates = np.full(count, -1, np.int32)
-            candidates[:border.size] = border
-            candidates = jnp.asarray(candidates)
-        dt, ft = _bf_kernel(flat, candidates, sampling, metric=code,
-                            dtype=dtype)
-        dt = dt.reshape(shape)
+        block = _bf_block(flat.size, count)
+        candidates = np.full(-(-count // block) * block, -1, np.int32)
+        candidates[:border.size] = border
+        dt, ft = _bf_kernel(flat, jnp.asarray(candidates), sampling,
+                            metric=code, dtype=dtype, block=block)
     if input.ndim == 0:
-        ft = jnp.zeros((0,), jnp.int32)
-    elif plan.return_indices:
-        ft = _unravel(ft.reshape(shape), shape)
+        dt, ft = dt.reshape(shape), jnp.zeros((0,), jnp.int32)
     return _results(dt, ft, distances, indices, plan.return_distances,
                     plan.return_indices)
 

@@ -261,6 +261,38 @@ def test_chamfer_stages_as_programs_or_one_program_equal_scipy(kind, shape):
     np.testing.assert_array_equal(got, ndi.distance_transform_cdt(masks[0]))
 
 
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("per_step", ["one block", "blocks of 8"])
+def test_brute_force_distances_and_features_equal_scipy(kind, per_step,
+                                                        monkeypatch):
+    """JAX input, concrete and under `jit` (every element a candidate),
+    in one to four dimensions: a grid of foreground points makes many
+    equally near border elements, whose last in raster order wins across
+    and within blocks of candidates."""
+    if per_step == "blocks of 8":
+        monkeypatch.setattr(_distance, "_BF_BLOCK_ELEMENTS", 8 * 13 * 14)
+    grid = np.ones((13, 14), bool)
+    grid[::4, ::5] = False
+    masks = [grid] + [_mask(shape, 9) for shape in SHAPES[:1] + SHAPES[2:]]
+    cases = [("euclidean", None), ("euclidean", 0.5), ("taxicab", None),
+             ("chessboard", None)]
+    with as_on(kind):
+        for mask in masks:
+            for metric, sampling in cases:
+                want = ndi.distance_transform_bf(mask, metric, sampling,
+                                                 return_indices=True)
+                got = jn.distance_transform_bf(
+                    jnp.asarray(mask), metric, sampling,
+                    return_indices=True)
+                np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+                np.testing.assert_array_equal(got[1], want[1])
+        got = jax.jit(lambda a: jn.distance_transform_bf(
+            a, return_indices=True))(jnp.asarray(grid))
+    want = ndi.distance_transform_bf(grid, return_indices=True)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    np.testing.assert_array_equal(got[1], want[1])
+
+
 @pytest.mark.usefixtures("cache_dir")
 def test_label_of_host_input_compiles_nothing_over_many_shapes(monkeypatch):
     """Noise and blobs of many shapes, 2-D to 4-D, every connectivity:
