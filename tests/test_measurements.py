@@ -301,6 +301,25 @@ def test_value_indices_of_wide_integers_equal_scipy(spread):
                 assert a.dtype == b.dtype
 
 
+@pytest.mark.parametrize("shape", [(), (0, 4), (61,), (9, 11), (4, 5, 6),
+                                   (2, 3, 4, 5)])
+def test_value_indices_by_the_devices_kernel_equal_scipy(shape, monkeypatch):
+    # The kernel that accelerators run (one sort carrying the raster
+    # indices, coordinates unravelled in the program), here on the CPU.
+    from jaxndimage._measurements import _objects
+
+    monkeypatch.setattr(_objects, "concrete_on_cpu", lambda arr: False)
+    values = np.random.default_rng(len(shape)).integers(-2, 5, shape)
+    for given in (values.astype(np.int32), jnp.asarray(values, np.int16)):
+        ours = jnd.value_indices(given, ignore_value=0)
+        theirs = ndi.value_indices(values, ignore_value=0)
+        assert list(ours) == list(theirs)
+        for key in theirs:
+            assert len(ours[key]) == len(theirs[key]) == len(shape)
+            for a, b in zip(ours[key], theirs[key]):
+                np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("shape", [(3, 16), (6, 8, 5, 4), (5, 1, 2),
                                    (7, 9, 3)])
 def test_value_indices_coordinates_equal_scipy_for_any_extents(shape):

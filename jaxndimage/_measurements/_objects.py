@@ -30,7 +30,7 @@ from jaxndimage._canvas import (
     flat_position,
     like_input,
 )
-from jaxndimage._dispatch import as_array
+from jaxndimage._dispatch import as_array, is_jax_array
 from jaxndimage._measurements._dispatch import MeasurementPlan, _measurement
 from jaxndimage._measurements._groups import _SPREAD
 from jaxndimage._measurements._over_blocks import _find_objects_over_blocks
@@ -252,20 +252,31 @@ def find_objects(input, max_label=0):
 
 
 @cached_jit()
-def _value_order(values: jax.Array):
-    """Stable order of the flat values, the sorted values, and where each
-    run of equal values starts."""
-    order = jnp.argsort(values, stable=True)
-    ordered = values[order]
-    starts = jnp.concatenate([jnp.ones((1,), bool),
+def _value_order(arr: jax.Array):
+    """The coordinates of ``arr``'s elements in the stable order of their
+    values (a tuple, one int32 array per axis), the sorted values, and
+    where each run of equal values starts: one sort carrying the raster
+    indices, no gather."""
+    values = arr.reshape(-1)
+    ordered, order = lax.sort(
+        (values, lax.iota(np.int32, values.size)), num_keys=1,
+        is_stable=True)
+    starts = jnp.concatenate([jnp.ones((min(values.size, 1),), bool),
                               ordered[1:] != ordered[:-1]])
-    return order, ordered, starts
+    coordinates, rest = [], order.astype(
+        jax.dtypes.canonicalize_dtype(np.intp))
+    for extent in reversed(arr.shape[1:]):
+        coordinates.append(rest % extent)
+        rest = rest // extent
+    coordinates = (rest, *reversed(coordinates)) if arr.ndim else ()
+    return coordinates, ordered, starts
 
 
 def stable_order(values: np.ndarray) -> tuple[np.ndarray, ...]:
-    """:func:`_value_order` of flat host ``values``, by numpy: its stable
-    sort (a timsort, which runs of equal labels make fast, or a radix sort
-    for types of 16 bits or fewer) beats XLA's sort on a CPU at every size,
+    """The stable order of flat host ``values``, the sorted values and
+    where each run of equal values starts, by numpy: its stable sort (a
+    timsort, which runs of equal labels make fast, or a radix sort for
+    types of 16 bits or fewer) beats XLA's sort on a CPU at every size,
     and compiles nothing.  Integers within a range of 2**16 are sorted as
     their offsets from the least in uint16 (the same order), by the radix
     sort."""
@@ -289,17 +300,16 @@ class ValueIndicesPlan(MeasurementPlan):
 
 
 def _run_value_indices(plan: ValueIndicesPlan, arr: Any) -> tuple:
-    """The kernel of a :class:`ValueIndicesPlan`: the stable order of the
-    flat values, the sorted values, and where each run of equal values
-    starts."""
-    if arr.size == 0:
-        arr = jnp.asarray(arr)
-        return (jnp.zeros((0,), np.int32), arr.ravel(),
-                jnp.zeros((0,), bool))
+    """The kernel of a :class:`ValueIndicesPlan`: the coordinates of the
+    elements in the stable order of their values (one array per axis),
+    the sorted values, and where each run of equal values starts; on
+    device, or by numpy for host input on a CPU."""
     if not concrete_on_cpu(arr):
-        return _value_order(jnp.asarray(arr).ravel())
-    return tuple(like_input(part, arr)
-                 for part in stable_order(np.asarray(arr).reshape(-1)))
+        return _value_order(jnp.asarray(arr))
+    order, ordered, starts = stable_order(np.asarray(arr).reshape(-1))
+    coordinates = _unravelled(order.astype(np.intp, copy=False), arr.shape)
+    return (tuple(like_input(part, arr) for part in coordinates),
+            like_input(ordered, arr), like_input(starts, arr))
 
 
 def _unravelled(flat: np.ndarray, shape: tuple[int, ...]
@@ -321,19 +331,23 @@ def _unravelled(flat: np.ndarray, shape: tuple[int, ...]
 
 
 def _indices_dict(result, bound):
-    order, ordered, starts = result
-    template = order
-    shape = np.shape(bound.arguments["arr"])
-    order, ordered, starts = _hosts((order, ordered, starts),
-                                    "value_indices", "")
+    """The dict of :func:`value_indices` from its kernel's ``result``:
+    each value's coordinates are slices of the sorted ones, cut on the
+    device that holds them (an accelerator's are not copied to the host
+    and back)."""
+    coordinates, ordered, starts = result
+    template = ordered
+    ordered, starts = _hosts((ordered, starts), "value_indices", "")
+    on_device = (is_jax_array(template)
+                 and next(iter(template.devices())).platform != "cpu")
+    if not on_device:
+        coordinates = _hosts(coordinates, "value_indices", "")
     starts = np.flatnonzero(starts)
     ends = np.append(starts[1:], ordered.size)
     numpy_caller = isinstance(template, np.ndarray)
     ignore = bound.arguments.get("ignore_value")
     if ignore is not None:
         ignore = ordered.dtype.type(ignore)
-    # Every position unravelled at once; each value's are slices of them.
-    coordinates = _unravelled(order.astype(np.intp, copy=False), shape)
     indices = {}
     for start, end in zip(starts.tolist(), ends.tolist()):
         value = ordered[start]
@@ -341,7 +355,7 @@ def _indices_dict(result, bound):
             continue
         key = value if numpy_caller else value.item()
         indices[key] = tuple(axis[start:end] for axis in coordinates)
-    return _like(template, indices)
+    return indices if on_device else _like(template, indices)
 
 
 @_measurement("arr", finish=_indices_dict)
