@@ -318,6 +318,7 @@ def test_value_indices_by_the_devices_kernel_equal_scipy(shape, monkeypatch):
             assert len(ours[key]) == len(theirs[key]) == len(shape)
             for a, b in zip(ours[key], theirs[key]):
                 np.testing.assert_array_equal(a, b)
+                assert isinstance(given, jax.Array) or a.dtype == b.dtype
 
 
 @pytest.mark.parametrize("shape", [(3, 16), (6, 8, 5, 4), (5, 1, 2),

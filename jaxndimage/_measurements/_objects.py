@@ -340,8 +340,9 @@ def _indices_dict(result, bound):
     ordered, starts = _hosts((ordered, starts), "value_indices", "")
     on_device = (is_jax_array(template)
                  and next(iter(template.devices())).platform != "cpu")
-    if not on_device:
-        coordinates = _hosts(coordinates, "value_indices", "")
+    if not on_device:  # numpy's index type, SciPy's
+        coordinates = tuple(c.astype(np.intp, copy=False) for c in
+                            _hosts(coordinates, "value_indices", ""))
     starts = np.flatnonzero(starts)
     ends = np.append(starts[1:], ordered.size)
     numpy_caller = isinstance(template, np.ndarray)
