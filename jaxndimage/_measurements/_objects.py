@@ -6,7 +6,8 @@ values) run on device, but for host input on a CPU, where numpy does it
 faster and compiles nothing (the boxes from the runs of each line,
 :func:`_boxes_of_runs`; the stable order by numpy's sort,
 :func:`stable_order`); the finish steps build the list of slices and the
-dict of index arrays on the host, so neither function can be traced (a
+dict of index arrays on the host (an accelerator's index arrays are cut
+where they were computed), so neither function can be traced (a
 TypeError that says so).  `find_objects` of a dask ``input`` merges the
 boxes of its blocks (:func:`._over_blocks._find_objects_over_blocks`).
 """
