@@ -308,6 +308,9 @@ def _host_components(a: np.ndarray, b: np.ndarray, runs: int
     root is its first run.
     """
     parent = np.arange(runs, dtype=a.dtype)
+    # The first hooking: every run is its own root yet, and no link joins
+    # a run to itself.
+    np.minimum.at(parent, np.maximum(a, b), np.minimum(a, b))
     while True:
         while True:
             grandparent = parent[parent]
