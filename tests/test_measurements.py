@@ -67,6 +67,19 @@ def test_float_index_with_integer_labels_is_truncated_as_in_scipy():
                                ndi.mean(IMAGE, LABELS, index))
 
 
+def test_median_of_one_region_holding_nan_is_nan_as_numpys():
+    # SciPy takes numpy.median of one region (no labels, labels > 0, a
+    # scalar index): NaN if any value is; over an index array it selects
+    # from its sorted values, NaN last.
+    values = IMAGE.astype(np.float32)
+    values[tuple(np.argwhere(LABELS == 1)[0])] = np.nan
+    for given in (values, jnp.asarray(values)):
+        for args in ((), (LABELS,), (LABELS, 1), (LABELS, 2), (LABELS, [1]),
+                     (LABELS, [1, 2])):
+            np.testing.assert_array_equal(jnd.median(given, *args),
+                                          ndi.median(values, *args))
+
+
 def test_median_of_an_absent_label_is_scipys():
     np.testing.assert_array_equal(jnd.median(IMAGE, LABELS, [99, 1]),
                                   ndi.median(IMAGE, LABELS, [99, 1]))

@@ -269,7 +269,14 @@ def _median_body(groups: _Groups) -> jax.Array:
         medians, counts = _medians(groups.values, segments.astype(np.int32),
                                    groups.size)
     if groups.rank is None:
+        # One region: SciPy takes numpy.median of its values, NaN where
+        # any is NaN (its sorted selection over an index array puts NaN
+        # last instead, as above).
         medians = jnp.where(counts > 0, medians, jnp.nan)
+        if groups.values.dtype.kind in "fc":
+            medians = jnp.where(jnp.any(jnp.isnan(groups.values)
+                                        & (segments == 0)),
+                                jnp.nan, medians)
     else:
         # SciPy reads an absent label's median at the start of its sorted
         # order: the smallest value among the points of the lowest label.
