@@ -84,7 +84,8 @@ from jaxndimage._algorithms import algorithm
 __all__ = ["MOST_GROUPS", "MOST_RANKED_GROUPS", "preferred", "numbered",
            "group_sums", "group_counts", "group_histograms",
            "group_extremes", "group_ranked", "group_presence",
-           "presence_width", "lookup", "ranks_keys"]
+           "presence_width", "lookup", "ordered_keys", "ranks_keys",
+           "same_values"]
 
 #: The most groups a one-hot product serves; more go to a segment sum
 #: (the products' work grows with points times groups).
@@ -345,12 +346,12 @@ def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,
     if dtype.kind == "f":
         # One integer reduction per column: the values' order-preserving
         # keys, whose identities no value maps to.
-        found = group_extremes(_ordered_keys(columns), segments, keys,
+        found = group_extremes(ordered_keys(columns), segments, keys,
                                find_max, where_equal)
         empty = np.iinfo(found.dtype).min if find_max else np.iinfo(
             found.dtype).max
         fill = np.array(-np.inf if find_max else np.inf, dtype)
-        return jnp.where(found == empty, fill, _ordered_keys(found, dtype))
+        return jnp.where(found == empty, fill, ordered_keys(found, dtype))
     info = np.iinfo(dtype)
     fill = np.array(info.min if find_max else info.max, dtype)
     reduce = jnp.max if find_max else jnp.min
@@ -364,10 +365,19 @@ def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,
     if where_equal is not None:
         values, targets = where_equal
         targets = jnp.pad(targets, (0, width - keys.shape[0]))
-        member = member & (values[None, :] == targets[:, None])
+        member = member & same_values(values[None, :], targets[:, None])
     found = [reduce(jnp.where(member, row[None, :], fill), axis=1)
              for row in columns.T]
     return jnp.stack(found, axis=1)[:keys.shape[0]]
+
+
+def same_values(x: jax.Array, y: jax.Array) -> jax.Array:
+    """``x == y``, NaN equal to NaN: a point holds its group's extreme
+    where that extreme is NaN, as in SciPy's sorted selection."""
+    same = x == y
+    if x.dtype.kind in "fc":
+        same = same | (jnp.isnan(x) & jnp.isnan(y))
+    return same
 
 
 def ranks_keys(dtype: np.dtype) -> bool:
@@ -379,10 +389,10 @@ def ranks_keys(dtype: np.dtype) -> bool:
 
 def _unsigned_keys(x: jax.Array) -> jax.Array:
     """Values (of a dtype :func:`ranks_keys` takes) as uint32 keys of the
-    same order: floats by :func:`_ordered_keys` (NaN above every number),
+    same order: floats by :func:`ordered_keys` (NaN above every number),
     with -0.0 as 0.0, which it equals; signed integers offset by 2**31."""
     if x.dtype.kind == "f":
-        x = _ordered_keys(jnp.where(x == 0, jnp.zeros_like(x), x))
+        x = ordered_keys(jnp.where(x == 0, jnp.zeros_like(x), x))
     if x.dtype.kind == "i":
         return lax.bitcast_convert_type(x.astype(np.int32),
                                         np.uint32) ^ np.uint32(1 << 31)
@@ -399,7 +409,7 @@ def _from_unsigned_keys(keys: jax.Array, dtype: np.dtype) -> jax.Array:
     signed = lax.bitcast_convert_type(keys ^ np.uint32(1 << 31), np.int32)
     if dtype.kind == "i":
         return signed.astype(dtype)
-    return _ordered_keys(signed.astype(f"int{8 * dtype.itemsize}"), dtype)
+    return ordered_keys(signed.astype(f"int{8 * dtype.itemsize}"), dtype)
 
 
 def group_ranked(values: jax.Array, segments: jax.Array, keys: jax.Array,
@@ -427,7 +437,7 @@ def group_ranked(values: jax.Array, segments: jax.Array, keys: jax.Array,
     return _from_unsigned_keys(found[:keys.shape[0]], values.dtype)
 
 
-def _ordered_keys(x: jax.Array, to: np.dtype | None = None) -> jax.Array:
+def ordered_keys(x: jax.Array, to: np.dtype | None = None) -> jax.Array:
     """Floats as signed integers of their width that order as the floats
     do, every NaN above +inf (-0.0 just below 0.0); with ``to``,
     such keys back as floats of ``to``.  The largest and smallest integers

@@ -80,6 +80,28 @@ def test_median_of_one_region_holding_nan_is_nan_as_numpys():
                                           ndi.median(values, *args))
 
 
+@pytest.mark.parametrize("kind", ["cpu", "accelerator"])
+def test_extremes_over_an_index_array_put_nan_last_as_scipy(kind):
+    # SciPy selects from the sorted values over an index array: a region
+    # holding a NaN has that NaN as its maximum (and its position), and
+    # its least number as its minimum.
+    from jaxndimage._algorithms import as_on
+
+    rng = np.random.default_rng(8)
+    values = rng.standard_normal((12, 10)).astype(np.float32)
+    labels = rng.integers(0, 4, (12, 10)).astype(np.int32)
+    values[tuple(np.argwhere(labels == 1)[1])] = np.nan
+    index = [1, 2, 3, 5]
+    with as_on(kind):
+        for given in (values, jnp.asarray(values)):
+            for name in ("minimum", "maximum", "minimum_position",
+                         "maximum_position", "extrema"):
+                got = getattr(jnd, name)(given, labels, index)
+                want = getattr(ndi, name)(values, labels, index)
+                for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+                    np.testing.assert_array_equal(np.asarray(g), w)
+
+
 def test_median_of_an_absent_label_is_scipys():
     np.testing.assert_array_equal(jnd.median(IMAGE, LABELS, [99, 1]),
                                   ndi.median(IMAGE, LABELS, [99, 1]))

@@ -346,7 +346,10 @@ def _per_point(groups: _Groups, per_group: jax.Array) -> jax.Array:
 
 def _extreme(groups: _Groups, values: jax.Array, find_max: bool
              ) -> jax.Array:
-    """Minimum or maximum per group; the reduction's identity where empty."""
+    """Minimum or maximum per group; the reduction's identity where empty.
+    NaN is SciPy's: over an index array the largest value (a maximum is NaN
+    where the group holds one, a minimum only where it holds nothing
+    else), for one region numpy's (NaN wherever a value is)."""
     if values.dtype == np.bool_:
         values = values.astype(np.uint8)
     if groups.dense:
@@ -363,6 +366,16 @@ def _extreme(groups: _Groups, values: jax.Array, find_max: bool
             fill = np.array(-np.inf if find_max else np.inf, values.dtype)
         masked = jnp.where(groups.segments == 0, values, fill)
         return _pad(reduce(masked, keepdims=True), groups)
+    if values.dtype.kind == "f" and not find_max:
+        # SciPy's sorted selection over an index array puts NaN last: a
+        # group's minimum is NaN only where it holds nothing else.  The
+        # minimum of order-preserving integer keys (NaN above +inf).
+        found = jax.ops.segment_min(dense_groups.ordered_keys(values),
+                                    groups.segments,
+                                    num_segments=groups.size)
+        empty = found == np.iinfo(found.dtype).max
+        return jnp.where(empty, np.array(np.inf, values.dtype),
+                         dense_groups.ordered_keys(found, values.dtype))
     segment = jax.ops.segment_max if find_max else jax.ops.segment_min
     return segment(values, groups.segments, num_segments=groups.size)
 
@@ -376,15 +389,16 @@ def _first_position(groups: _Groups, values: jax.Array, extreme: jax.Array
     if values.dtype == np.bool_:
         values = values.astype(np.uint8)
     if groups.segments is None:
-        first = jnp.min(jnp.where(values == extreme[0], flat, size),
-                        keepdims=True)
+        first = jnp.min(jnp.where(dense_groups.same_values(
+            values, extreme[0]), flat, size), keepdims=True)
         return jnp.where(first >= size, 0, first)
     if groups.dense:
         first = dense_groups.group_extremes(
             flat[:, None], groups.segments, groups.keys, False,
             where_equal=(values, extreme))[:, 0]
         return jnp.where(first >= size, 0, first)
-    candidate = jnp.where(values == extreme[groups.segments], flat, size)
+    candidate = jnp.where(dense_groups.same_values(
+        values, extreme[groups.segments]), flat, size)
     if groups.rank is None:
         first = _pad(jnp.min(jnp.where(groups.segments == 0, candidate,
                                        size), keepdims=True), groups)
