@@ -374,10 +374,13 @@ def group_extremes(columns: jax.Array, segments: jax.Array, keys: jax.Array,
 def same_values(x: jax.Array, y: jax.Array) -> jax.Array:
     """``x == y``, NaN equal to NaN: a point holds its group's extreme
     where that extreme is NaN, as in SciPy's sorted selection."""
-    same = x == y
-    if x.dtype.kind in "fc":
-        same = same | (jnp.isnan(x) & jnp.isnan(y))
-    return same
+    if x.dtype.kind != "f":
+        return x == y
+    # Equal order-preserving keys, with -0.0 as 0.0: one comparison.
+    def key(v):
+        return ordered_keys(jnp.where(v == 0, jnp.zeros_like(v), v))
+
+    return key(x) == key(y)
 
 
 def ranks_keys(dtype: np.dtype) -> bool:
