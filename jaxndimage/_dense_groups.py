@@ -377,10 +377,13 @@ def same_values(x: jax.Array, y: jax.Array) -> jax.Array:
     if x.dtype.kind != "f":
         return x == y
     # Equal order-preserving keys, with -0.0 as 0.0: one comparison.
-    def key(v):
-        return ordered_keys(jnp.where(v == 0, jnp.zeros_like(v), v))
+    return _zero_folded_keys(x) == _zero_folded_keys(y)
 
-    return key(x) == key(y)
+
+def _zero_folded_keys(x: jax.Array) -> jax.Array:
+    """:func:`ordered_keys` of floats, -0.0 taken as 0.0 (which it
+    equals)."""
+    return ordered_keys(jnp.where(x == 0, jnp.zeros_like(x), x))
 
 
 def ranks_keys(dtype: np.dtype) -> bool:
@@ -395,7 +398,7 @@ def _unsigned_keys(x: jax.Array) -> jax.Array:
     same order: floats by :func:`ordered_keys` (NaN above every number),
     with -0.0 as 0.0, which it equals; signed integers offset by 2**31."""
     if x.dtype.kind == "f":
-        x = ordered_keys(jnp.where(x == 0, jnp.zeros_like(x), x))
+        x = _zero_folded_keys(x)
     if x.dtype.kind == "i":
         return lax.bitcast_convert_type(x.astype(np.int32),
                                         np.uint32) ^ np.uint32(1 << 31)
