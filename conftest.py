@@ -13,6 +13,15 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+def pytest_collection_modifyitems(items):
+    """SciPy's suite first: its subprocesses are the longest file of the
+    session, and under pytest-xdist (the default run's ``--dist
+    loadfile``) a file runs on one worker, so it starts at once while the
+    other worker takes the remaining files, not last, alone."""
+    items.sort(key=lambda item: item.nodeid.split("::")[0]
+               != "compat_tests/test_scipy_suite.py")
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _release_jax_programs():
     """JAX keeps every program it compiles for eager operations and

@@ -186,7 +186,7 @@ def _run_module(module: str, mode: str, report: Path, kernel_cache: Path,
     command = [
         sys.executable, "-m", "pytest", "--pyargs", f"scipy.ndimage.tests.{module}",
         "-p", "compat_tests.scipy_plugin", "-p", "no:cacheprovider",
-        "-q", "--no-header", "-n", str(WORKERS),
+        "-q", "--no-header", "-n", str(WORKERS), "--dist", "load",
         "--jaxndimage-check-stale", f"--jaxndimage-report={report}",
     ]
     process = subprocess.Popen(
