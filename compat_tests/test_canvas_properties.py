@@ -81,10 +81,11 @@ def cases(draw, max_radius: int, min_ndim: int = 1):
 def _on_canvas_and_exact(call, image):
     """``call`` of a numpy image (on a canvas, every read checked) and of
     the same values as a JAX array inside ``jax.jit`` (at its own
-    shape)."""
+    shape), both on the host's CPU, in SciPy's float64, whatever the
+    default device (the accelerator test lane runs these tests too)."""
     with checking_reads():
         on_canvas = np.asarray(call(image))
-    with jax.enable_x64(True):
+    with jax.enable_x64(True), jax.default_device(jax.devices("cpu")[0]):
         exact = np.asarray(jax.jit(call)(jnp.asarray(image)))
     return on_canvas, exact
 

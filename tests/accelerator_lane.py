@@ -15,7 +15,8 @@ two parts:
      tolerance, results left on the device);
    * ``tests/test_devices.py``: the switch, the refused dtypes, per-device
      programs;
-   * ``compat_tests/test_precision.py`` and ``compat_tests/test_parity.py``:
+   * ``compat_tests/test_precision.py``, ``compat_tests/test_parity.py``
+     and the property tests (``compat_tests/test_*_properties.py``):
      numpy input gives SciPy's bits, and SciPy's behaviour, on a machine
      whose default device is the accelerator.
 
@@ -48,7 +49,9 @@ import scipy
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = ["tests/test_accelerator.py", "tests/test_devices.py",
-           "compat_tests/test_precision.py", "compat_tests/test_parity.py"]
+           "compat_tests/test_precision.py", "compat_tests/test_parity.py",
+           *sorted(str(path.relative_to(ROOT)) for path in
+                   (ROOT / "compat_tests").glob("test_*_properties.py"))]
 SCIPY_MODULES = ["test_filters", "test_interpolation", "test_morphology",
                  "test_measurements", "test_fourier"]
 #: Test ids can hold spaces (parameters' ids): an id runs to its outcome.
