@@ -181,13 +181,14 @@ def test_histogram_and_find_objects_of_dense_plans_equal_scipy(dense_plans):
             == ndi.find_objects(labels, max_label=count + 2))
 
 
-@pytest.mark.parametrize("count", [1, 9, 300])
+@pytest.mark.parametrize("count", [1, 9, 40, 300])
 @pytest.mark.parametrize("shape", [(150, 160), (40, 38, 36), (9, 10, 11, 12)])
 def test_presence_boxes_equal_scipy_for_few_and_many_labels(dense_plans,
                                                            shape, count):
-    # Labels split into two parts of `presence_width(count)` (8 or 32
-    # here); features given random labels up to max_label + 2 (shared,
-    # or absent), and points of a negative label.
+    # One comparison per label (at most `_FEW_BOXES`: 1 and 9), or labels
+    # split into two parts of `presence_width(count)` (40 and 300);
+    # features given random labels up to max_label + 2 (shared, or
+    # absent), and points of a negative label.
     rng = np.random.default_rng(6)
     image = ndi.gaussian_filter(rng.standard_normal(shape), 1.0)
     features, found = ndi.label(image > 0.3)

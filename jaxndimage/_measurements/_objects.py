@@ -89,15 +89,28 @@ def _bounding_boxes_flat(flat: jax.Array, shape: jax.Array,
     return _segment_boxes(flat, grids, position, max_label, count)
 
 
+#: At most this many labels, :func:`_dense_bounding_boxes` compares every
+#: point with each label inside one reduction per label and axis, with
+#: no one-hot product and no transpose (faster on the chip up to about
+#: 32 labels: benchmarks/results/accelerator-tpu-v5e.json's notes).
+_FEW_BOXES = 16
+
+
 def _dense_bounding_boxes(labels: jax.Array, count: int):
     """:func:`_bounding_boxes` from which labels occur in each slice along
-    each axis (`_dense_groups.group_presence`): a box runs from the first
-    slice a label occurs in to the last."""
+    each axis (`_dense_groups.group_presence`, or one comparison per label
+    for at most `_FEW_BOXES` labels): a box runs from the first slice a
+    label occurs in to the last."""
     width = dense_groups.presence_width(count)
     low, high = [], []
     for axis, extent in enumerate(labels.shape):
-        rows = jnp.moveaxis(labels, axis, 0).reshape(extent, -1)
-        present = dense_groups.group_presence(rows, count, width)
+        if 0 < count <= _FEW_BOXES:
+            others = tuple(a for a in range(labels.ndim) if a != axis)
+            present = jnp.stack([jnp.any(labels == label, axis=others)
+                                 for label in range(1, count + 1)], axis=1)
+        else:
+            rows = jnp.moveaxis(labels, axis, 0).reshape(extent, -1)
+            present = dense_groups.group_presence(rows, count, width)
         if axis == 0:
             occurs = jnp.any(present, axis=0)
         low.append(jnp.argmax(present, axis=0))
