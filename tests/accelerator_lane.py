@@ -3,6 +3,7 @@ command, on whatever device JAX has.
 
     python tests/accelerator_lane.py [--out DIR] [PYTEST TARGETS...]
                                      [--scipy-modules NAME...]
+                                     [--numpy-modules NAME...]
 
 It runs pytest, one process at a time (one process can hold a TPU), in
 two parts:
@@ -24,7 +25,9 @@ two parts:
    to skip them) with jaxndimage swapped in (``compat_tests.scipy_plugin``,
    its known failures included) and JAX arrays on the default device: the
    tests SciPy parametrizes over ``jax.numpy`` (``SCIPY_ARRAY_API``), with
-   SciPy's own tolerances.
+   SciPy's own tolerances; and those of ``--numpy-modules`` (none by
+   default) in SciPy's plain run, numpy input with default settings,
+   which must give SciPy's bits on an accelerator's host too.
 
 A test that aborts the whole process (XLA's TPU compiler aborts on some
 dtype conversions instead of raising) is recorded as aborted, and pytest
@@ -131,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scipy-modules", nargs="*", default=SCIPY_MODULES,
                         metavar="NAME", help="SciPy's test modules to run "
                                              "on the device (none: skip)")
+    parser.add_argument("--numpy-modules", nargs="*", default=[],
+                        metavar="NAME", help="SciPy's test modules to run "
+                                             "with numpy input and default "
+                                             "settings (default: none)")
     parser.add_argument("targets", nargs="*", default=TARGETS)
     options = parser.parse_args(argv)
     out = Path(options.out)
@@ -138,15 +145,20 @@ def main(argv: list[str] | None = None) -> int:
     parts = {}
     with (out / "lane.log").open("w") as log:
         parts["jaxndimage's device tests"] = _run(options.targets, log)
-        environment = dict(os.environ,
-                           SCIPY_ARRAY_API=json.dumps(["jax.numpy"]),
-                           PYTHONPATH=os.pathsep.join(
-                               [str(ROOT), os.environ.get("PYTHONPATH", "")]))
-        for module in options.scipy_modules:
-            parts[f"scipy.ndimage.tests.{module}, JAX arrays"] = _run(
+        plain = {name: value for name, value in os.environ.items()
+                 if name != "SCIPY_ARRAY_API"}
+        plain["PYTHONPATH"] = os.pathsep.join(
+            [str(ROOT), os.environ.get("PYTHONPATH", "")])
+        jax_arrays = dict(plain, SCIPY_ARRAY_API=json.dumps(["jax.numpy"]))
+        runs = ([(module, "JAX arrays", ["-k", "jax"], jax_arrays)
+                 for module in options.scipy_modules]
+                + [(module, "numpy input", [], plain)
+                   for module in options.numpy_modules])
+        for module, arrays, select, environment in runs:
+            parts[f"scipy.ndimage.tests.{module}, {arrays}"] = _run(
                 ["--rootdir", str(SCIPY_ROOT), "--pyargs",
                  f"scipy.ndimage.tests.{module}", "-p",
-                 "compat_tests.scipy_plugin", "-k", "jax"], log, environment,
+                 "compat_tests.scipy_plugin", *select], log, environment,
                 SCIPY_ROOT)
     lines = [f"device: {_device()}"]
     failed = passed = 0
