@@ -361,9 +361,11 @@ def same_values(x: jax.Array, y: jax.Array) -> jax.Array:
     where that extreme is NaN, as in SciPy's sorted selection."""
     if x.dtype.kind != "f":
         return x == y
-    # Equal order-preserving keys, with -0.0 as 0.0: one comparison.
-    return (ordered_keys(jnp.where(x == 0, jnp.zeros_like(x), x))
-            == ordered_keys(jnp.where(y == 0, jnp.zeros_like(y), y)))
+    def folded(v: jax.Array) -> jax.Array:  # -0.0 as 0.0, which it equals
+        return ordered_keys(jnp.where(v == 0, jnp.zeros_like(v), v))
+
+    # Equal order-preserving keys: one comparison.
+    return folded(x) == folded(y)
 
 
 def ordered_keys(x: jax.Array, to: np.dtype | None = None) -> jax.Array:

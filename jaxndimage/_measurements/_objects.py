@@ -101,7 +101,6 @@ def _dense_bounding_boxes(labels: jax.Array, count: int):
     each axis (`_dense_groups.group_presence`, or one comparison per label
     for at most `_FEW_BOXES` labels): a box runs from the first slice a
     label occurs in to the last."""
-    width = dense_groups.presence_width(count)
     low, high = [], []
     for axis, extent in enumerate(labels.shape):
         if 0 < count <= _FEW_BOXES:
@@ -110,7 +109,8 @@ def _dense_bounding_boxes(labels: jax.Array, count: int):
                                  for label in range(1, count + 1)], axis=1)
         else:
             rows = jnp.moveaxis(labels, axis, 0).reshape(extent, -1)
-            present = dense_groups.group_presence(rows, count, width)
+            present = dense_groups.group_presence(
+                rows, count, dense_groups.presence_width(count))
         if axis == 0:
             occurs = jnp.any(present, axis=0)
         low.append(jnp.argmax(present, axis=0))
