@@ -249,27 +249,29 @@ CALLS: dict[str, Call] = {
 }
 
 
-def difference(got: Any, expected: Any, check_dtype: bool = True) -> float:
+def difference(got: Any, expected: Any, check_dtype: bool = True,
+               units: int = 0) -> float:
     """The largest difference between two results of a call, scaled by the
     expected result's largest magnitude (at least 1): 0 where equal, inf
     where their structure, length, shape or (with ``check_dtype``) dtype
-    differ.  Results are arrays, scalars, slices, None, and tuples, lists
-    and dicts of them."""
+    differ, or where integer results differ by more than ``units``.
+    Results are arrays, scalars, slices, None, and tuples, lists and dicts
+    of them."""
     if isinstance(expected, dict):
         if not isinstance(got, dict) or set(got) != set(expected):
             return np.inf
-        return max((difference(got[k], expected[k], check_dtype)
+        return max((difference(got[k], expected[k], check_dtype, units)
                     for k in expected), default=0.0)
     if isinstance(expected, tuple | list):
         if not isinstance(got, tuple | list) or len(got) != len(expected):
             return np.inf
-        return max((difference(g, e, check_dtype)
+        return max((difference(g, e, check_dtype, units)
                     for g, e in zip(got, expected)), default=0.0)
     if expected is None or isinstance(expected, slice):
         return 0.0 if got == expected else np.inf
     if isinstance(expected, np.ndarray) and expected.dtype == object:
         return difference(list(np.asarray(got, dtype=object).ravel()),
-                          list(expected.ravel()), check_dtype)
+                          list(expected.ravel()), check_dtype, units)
     got, expected = np.asarray(got), np.asarray(expected)
     if got.shape != expected.shape or (check_dtype
                                        and got.dtype != expected.dtype):
@@ -277,7 +279,8 @@ def difference(got: Any, expected: Any, check_dtype: bool = True) -> float:
     if not expected.size:
         return 0.0
     if expected.dtype.kind in "biu" and got.dtype.kind in "biu":
-        return 0.0 if np.array_equal(got, expected) else np.inf
+        apart = np.abs(got.astype(np.float64) - expected.astype(np.float64))
+        return 0.0 if np.max(apart) <= units else np.inf
     scale = max(float(np.max(np.abs(expected))), 1.0)
     return float(np.max(np.abs(got.astype(np.complex128)
                                - expected.astype(np.complex128)))) / scale

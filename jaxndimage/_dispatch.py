@@ -355,6 +355,33 @@ def _brought_back(value: Any, kinds: str, wanted: Any) -> Any:
     return devices.fetched(value, kinds)
 
 
+#: The dtypes the acceleration switch sends narrower to a device without
+#: 64-bit types.
+_WIDE = frozenset(np.dtype(t) for t in (np.int64, np.uint64, np.float64,
+                                        np.complex128))
+
+
+def wide_kind(value: Any) -> str:
+    """The kind of a host array-like of a 64-bit dtype (which the switch
+    sends narrower), else '': for ``results_64`` callables."""
+    dtype = as_numpy(value).dtype
+    return dtype.kind if dtype in _WIDE else ""
+
+
+def _kinds_widened(results_64: str | Callable[[Mapping[str, Any]], str],
+                   arguments: Mapping[str, Any],
+                   first: np.dtype | None) -> str:
+    """The kinds of 32-bit result a call under the switch brings back in
+    64 bits: ``results_64`` (:func:`ndimage_function`'s), and the kind of
+    its first array argument where that was sent narrower (``first``, its
+    own dtype): SciPy's results follow the input's dtype, not that of
+    weights or labels.  A callable ``results_64`` decides alone, from the
+    call's arguments."""
+    if callable(results_64):
+        return results_64(arguments)
+    return results_64 + (first.kind if first is not None else "")
+
+
 def _array_device(values: Any) -> jax.Device | None:
     """The device of the concrete single-device JAX arrays among
     ``values``; None where one is traced or spans several devices."""
@@ -515,8 +542,8 @@ def _run_placed(call: _Call, options: _Options) -> Any:
             # SciPy's results follow the input's dtype (not that of weights
             # or labels), but for those it gives in 64 bits whatever the
             # input.
-            first = narrowed.get(options.array_params[0])
-            kinds = options.results_64 + (first.kind if first else "")
+            kinds = _kinds_widened(options.results_64, call.arguments,
+                                   narrowed.get(options.array_params[0]))
             result = jax.tree.map(
                 lambda a: _brought_back(a, kinds, wanted), result)
         if place.in_device_memory and namespace is not None:
@@ -593,7 +620,8 @@ def ndimage_function(*array_params: str,
                      keeps_output: Callable[[Any], bool] | None = None,
                      keeps_byte_order: bool = False,
                      complex_arithmetic: bool = False,
-                     results_64: str = ""
+                     results_64: str | Callable[[Mapping[str, Any]], str]
+                     = ""
                      ) -> Callable[[F], F]:
     """Decorate a JAX implementation into a drop-in ``scipy.ndimage`` function.
 
@@ -630,11 +658,15 @@ def ndimage_function(*array_params: str,
         device without native 64-bit floats is refused (see
         :func:`jaxndimage.devices.check_dtypes`), as complex128 arrays
         are for every function.
-    results_64 : str, optional
+    results_64 : str or callable, optional
         The kinds of result (``"f"``, ``"i"``, ...) SciPy gives in 64 bits
-        whatever the input's dtype (the per-label statistics, positions,
-        distances): under the acceleration switch on a device without
-        64-bit types they are computed in 32 bits and widened on the host.
+        whatever the input's dtype (the per-label statistics, distances):
+        under the acceleration switch on a device without 64-bit types
+        they are computed in 32 bits and widened on the host, as are
+        those of the kind of a 64-bit input.  A callable takes the call's
+        arguments (by name, as given) and returns all the kinds widened,
+        for functions whose result dtypes SciPy derives from them (and
+        that may not follow the input's).
 
     Examples
     --------

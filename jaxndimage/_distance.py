@@ -136,7 +136,7 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jax
@@ -2064,8 +2064,15 @@ def _run_bf(plan: BruteForcePlan, input: Array, sampling: tuple | None,
 
 @docfiller
 @_whole_dask
+def _distance_kinds(arguments: Mapping[str, Any]) -> str:
+    """``results_64`` of the distance transforms: float distances are
+    float64; integer distances and the indices have SciPy's fixed dtypes
+    (int32, uint32), whatever the input's."""
+    return "f"
+
+
 @ndimage_function("input", reject_float16=False, planned=True,
-                  results_64="f")
+                  results_64=_distance_kinds)
 def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",
                           sampling: Any = None, return_distances: bool = True,
                           return_indices: bool = False, distances: Any = None,
@@ -2165,7 +2172,8 @@ def _run_cdt(plan: ChamferPlan, input: Array, distances: Any,
 
 @docfiller(dtype="int32")
 @_whole_dask
-@ndimage_function("input", reject_float16=False, planned=True)
+@ndimage_function("input", reject_float16=False, planned=True,
+                  results_64=_distance_kinds)
 def distance_transform_cdt(input: ArrayLike, metric: Any = "chessboard",
                            return_distances: bool = True,
                            return_indices: bool = False,
@@ -2264,7 +2272,7 @@ def _run_edt(plan: EuclideanPlan, input: Array, sampling: tuple | None,
 @docfiller(dtype="float64")
 @_whole_dask
 @ndimage_function("input", reject_float16=False, planned=True,
-                  results_64="f")
+                  results_64=_distance_kinds)
 def distance_transform_edt(input: ArrayLike, sampling: Any = None,
                            return_distances: bool = True,
                            return_indices: bool = False,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import jax
@@ -41,7 +41,14 @@ from jaxndimage._canvas import (
     window_margins,
 )
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
-from jaxndimage._dispatch import as_array, family_member, ndimage_function, nonempty
+from jaxndimage._dispatch import (
+    as_array,
+    as_numpy,
+    family_member,
+    ndimage_function,
+    nonempty,
+    wide_kind,
+)
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import (
     FILTER_EXTENSION,
@@ -715,7 +722,20 @@ def _plan_correlate1d(input: Array, weights: Array, axis: Any, output: Any,
 
 
 @docfiller(verb="Correlate", operation="correlation")
-@ndimage_function("input", "weights", planned=True)
+def _weighted_kinds(arguments: Mapping[str, Any]) -> str:
+    """``results_64`` of the filters by weights: SciPy's result has the
+    input's dtype, or with complex input or weights the input's promoted
+    with complex64's (complex128 for integer and float64 input, whatever
+    the weights' precision)."""
+    wide = wide_kind(arguments["input"])
+    if np.promote_types(as_numpy(arguments["input"]).dtype,
+                        np.complex64) == np.complex128:
+        wide += "c"
+    return wide
+
+
+@ndimage_function("input", "weights", planned=True,
+                  results_64=_weighted_kinds)
 def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
                 output: Any = None, mode: str = "reflect", cval: Any = 0.0,
                 origin: int = 0) -> Array:
@@ -734,7 +754,8 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
 
 
 @docfiller(verb="Convolve", operation="convolution")
-@ndimage_function("input", "weights", planned=True)
+@ndimage_function("input", "weights", planned=True,
+                  results_64=_weighted_kinds)
 def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
                output: Any = None, mode: str = "reflect", cval: Any = 0.0,
                origin: int = 0) -> Array:
@@ -849,7 +870,8 @@ def _kernel_filter(name: str, convolution: bool, doc: str,
 
     return family_member(
         kernel_filter, name, doc, "input", "weights",
-        reject_float16=nonempty, planned=True, fields=fields)
+        reject_float16=nonempty, planned=True, results_64=_weighted_kinds,
+        fields=fields)
 
 
 correlate = _kernel_filter("correlate", False, """\

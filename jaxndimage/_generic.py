@@ -31,7 +31,7 @@ import dataclasses
 import math
 import operator
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -58,6 +58,7 @@ from jaxndimage._dispatch import (
     ndimage_function,
     nonempty,
     to_jax,
+    wide_kind,
 )
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import check_mode, pad_axis
@@ -874,9 +875,35 @@ def _keeps_output(input: Any) -> bool:
     return np.size(input) == 0 or np.ndim(input) == 0
 
 
+def _vectorized_kinds(arguments: Mapping[str, Any]) -> str:
+    """``results_64`` of `vectorized_filter`: the kind of the dtype the
+    callable gives on numpy windows, where that is 64-bit (numpy sums
+    small integers in 64 bits; traced on a device without 64-bit types
+    they are summed in 32).  Bool and integer input only: the callable is
+    applied to one window of the input's first value on the host, as
+    :func:`_traces_like_numpy` does; float input follows its own dtype."""
+    input = as_numpy(arguments["input"])
+    if input.dtype.kind not in "biu" or not input.size:
+        return wide_kind(input)
+    footprint = arguments.get("footprint")
+    size = arguments.get("size")
+    if footprint is not None:
+        window, axis = (int(np.count_nonzero(footprint)),), -1
+    else:
+        window = (size,) if np.isscalar(size) else tuple(size)
+        axis = tuple(range(-len(window), 0))
+    view = np.full((1,) + window, input.flat[0])
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return wide_kind(arguments["function"](view, axis=axis))
+    except Exception:  # noqa: BLE001 (bad arguments: the shell raises)
+        return ""
+
+
 @docfiller
 @ndimage_function("input", "footprint", reject_float16=False, planned=True,
-                  keeps_output=_keeps_output)
+                  keeps_output=_keeps_output, results_64=_vectorized_kinds)
 def vectorized_filter(input: ArrayLike, function: Any, *, size: Any = None,
                       footprint: Any = None, output: Any = None,
                       mode: str = "reflect", cval: Any = None,

@@ -4,6 +4,7 @@ command, on whatever device JAX has.
     python tests/accelerator_lane.py [--out DIR] [PYTEST TARGETS...]
                                      [--scipy-modules NAME...]
                                      [--numpy-modules NAME...]
+                                     [--switch-modules NAME...]
 
 It runs pytest, one process at a time (one process can hold a TPU), in
 two parts:
@@ -25,9 +26,14 @@ two parts:
    to skip them) with jaxndimage swapped in (``compat_tests.scipy_plugin``,
    its known failures included) and JAX arrays on the default device: the
    tests SciPy parametrizes over ``jax.numpy`` (``SCIPY_ARRAY_API``), with
-   SciPy's own tolerances; and those of ``--numpy-modules`` (none by
+   SciPy's own tolerances; those of ``--numpy-modules`` (none by
    default) in SciPy's plain run, numpy input with default settings,
-   which must give SciPy's bits on an accelerator's host too.
+   which must give SciPy's bits on an accelerator's host too; and those
+   of ``--switch-modules`` (none by default) in SciPy's plain run with
+   every call also made under the acceleration switch on the default
+   device, whatever its size, and checked against the host's result
+   (the plugin's ``--jaxndimage-accelerated``: within the tolerance of
+   ``tests/test_accelerator.py``, dtypes and exceptions equal).
 
 A test that aborts the whole process (XLA's TPU compiler aborts on some
 dtype conversions instead of raising) is recorded as aborted, and pytest
@@ -138,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
                         metavar="NAME", help="SciPy's test modules to run "
                                              "with numpy input and default "
                                              "settings (default: none)")
+    parser.add_argument("--switch-modules", nargs="*", default=[],
+                        metavar="NAME", help="SciPy's test modules to run "
+                                             "with numpy input, each call "
+                                             "also under the switch "
+                                             "(default: none)")
     parser.add_argument("targets", nargs="*", default=TARGETS)
     options = parser.parse_args(argv)
     out = Path(options.out)
@@ -150,10 +161,13 @@ def main(argv: list[str] | None = None) -> int:
         plain["PYTHONPATH"] = os.pathsep.join(
             [str(ROOT), os.environ.get("PYTHONPATH", "")])
         jax_arrays = dict(plain, SCIPY_ARRAY_API=json.dumps(["jax.numpy"]))
+        switched = ["--jaxndimage-accelerated", "default"]
         runs = ([(module, "JAX arrays", ["-k", "jax"], jax_arrays)
                  for module in options.scipy_modules]
                 + [(module, "numpy input", [], plain)
-                   for module in options.numpy_modules])
+                   for module in options.numpy_modules]
+                + [(module, "numpy input, also under the switch", switched,
+                    plain) for module in options.switch_modules])
         for module, arrays, select, environment in runs:
             parts[f"scipy.ndimage.tests.{module}, {arrays}"] = _run(
                 ["--rootdir", str(SCIPY_ROOT), "--pyargs",

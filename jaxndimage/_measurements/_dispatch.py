@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from jaxndimage import _distributed
@@ -37,7 +37,8 @@ class MeasurementPlan(Plan):
 
 def _measurement(*array_params: str,
                  finish: Callable[[Any, inspect.BoundArguments], Any]
-                 = _scalars, results_64: str = "",
+                 = _scalars,
+                 results_64: str | Callable[[Mapping[str, Any]], str] = "",
                  over_blocks: Callable[..., Any] | None = None) -> Callable:
     """``ndimage_function`` for functions that return scalars, tuples, lists.
 

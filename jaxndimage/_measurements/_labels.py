@@ -13,6 +13,7 @@ traceable.  The public function writes
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import jax
@@ -65,7 +66,14 @@ def _labels_fit(dtype: np.dtype) -> bool:
                                                              np.float64)
 
 
-@ndimage_function("input", reject_float16=False, planned=True)
+def _int32_labels(arguments: Mapping[str, Any]) -> str:
+    """``results_64`` of `label`: nothing widened, as SciPy's labels are
+    int32 whatever the input's dtype (or ``output=``'s)."""
+    return ""
+
+
+@ndimage_function("input", reject_float16=False, planned=True,
+                  results_64=_int32_labels)
 def _label(input, structure=None, output=None):
     """The shell of `label`: the labels and their count (a JAX integer)."""
     input = as_array(input)

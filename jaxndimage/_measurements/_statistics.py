@@ -14,13 +14,13 @@ region, positions as tuples).  `sum_labels`, `sum`, `mean` and
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
-from jaxndimage._dispatch import as_numpy, family_member, is_jax_array
+from jaxndimage._dispatch import as_numpy, family_member, is_jax_array, wide_kind
 from jaxndimage._measurements._bodies import _STATISTIC_PARAMETERS, _measure
 from jaxndimage._measurements._dispatch import _measurement
 from jaxndimage._measurements._over_blocks import _summed_over_blocks
@@ -34,11 +34,36 @@ from jaxndimage._measurements._results import (
 from jaxndimage._typing import ArrayLike
 
 
+def _one_region(arguments: Mapping[str, Any]) -> bool:
+    """Whether a statistic gives one value: no labels, no index or a
+    scalar index (SciPy's rule)."""
+    return (arguments.get("labels") is None or arguments.get("index") is None
+            or bool(np.isscalar(arguments["index"])))
+
+
+def _sum_kinds(arguments: Mapping[str, Any]) -> str:
+    """The sums' kinds in 64 bits (``results_64``): a region's sum has
+    ``input.sum()``'s dtype (numpy sums integers in 64 bits), sums per
+    label are float64."""
+    if _one_region(arguments):
+        return "iu" + wide_kind(arguments["input"])
+    return "f"
+
+
+def _median_kinds(arguments: Mapping[str, Any]) -> str:
+    """The medians' kinds in 64 bits (``results_64``): float64 for integer
+    and boolean input, the input's dtype for floats."""
+    if as_numpy(arguments["input"]).dtype.kind in "biu":
+        return "f"
+    return wide_kind(arguments["input"])
+
+
 def _statistic(name: str, *, summary: str, returns: str, examples: str,
                input_doc: str = "Values.",
                statistic: str | None = None,
                finish: Callable[[Any, inspect.BoundArguments], Any]
-               = _scalars, results_64: str = "",
+               = _scalars,
+               results_64: str | Callable[[Mapping[str, Any]], str] = "",
                over_blocks: Callable[..., Any] | None = None,
                **fields: str) -> Callable[..., Any]:
     """The public per-label statistic ``name``, with SciPy's signature
@@ -95,7 +120,7 @@ def _summed(name: str) -> Callable[..., Any]:
 
 
 sum_labels = _statistic(
-    "sum_labels", results_64="f", over_blocks=_summed("sum_labels"),
+    "sum_labels", results_64=_sum_kinds, over_blocks=_summed("sum_labels"),
     summary="The sum of the values of an array, over labelled regions.",
     input_doc="Values to sum.",
     returns="""\
@@ -119,7 +144,7 @@ np.int64(6)""",
 
 
 sum = _statistic(
-    "sum", results_64="f", over_blocks=_summed("sum"),
+    "sum", results_64=_sum_kinds, over_blocks=_summed("sum"),
     summary="""\
 The sum of the values of an array, over labelled regions.
 
@@ -201,7 +226,8 @@ maximum = _extremum("maximum", "max", per_label="array([5, 7, 9])",
 
 
 median = _statistic(
-    "median", summary="The median of the values of an array, over labelled regions.",
+    "median", results_64=_median_kinds,
+    summary="The median of the values of an array, over labelled regions.",
     returns="""\
 median : float or ndarray
     One median, or one per element of `index`: float64 for integer
@@ -226,6 +252,9 @@ def _position_result(reduction: str) -> Callable:
     def finish(result, bound):
         positions, count = result
         check((positions, count), bound)
+        if isinstance(positions, np.ndarray):
+            # numpy's index dtype, as SciPy's, whatever the device's was.
+            positions = positions.astype(np.intp, copy=False)
         return _positions(positions)
 
     return finish
@@ -237,7 +266,7 @@ def _position(kind: str, whole: str, per_label: str) -> Callable[..., Any]:
     return _statistic(f"{kind}_position", summary="%(summary_position)s",
                       returns="%(returns_position)s",
                       examples="%(examples_position)s",
-                      finish=_position_result(kind), results_64="iu",
+                      finish=_position_result(kind),
                       kind=kind,
                       whole=whole, per_label=per_label)
 
@@ -259,7 +288,7 @@ def _extrema_result(result, bound):
 
 
 extrema = _statistic(
-    "extrema", results_64="iu",
+    "extrema",
     summary="Minimum, maximum and their positions, over labelled regions.",
     returns="""\
 minimums, maximums : scalar or ndarray
