@@ -351,6 +351,9 @@ def _brought_back(value: Any, kinds: str, wanted: Any) -> Any:
         except TypeError:
             pass
         else:
+            if value.dtype.kind == "c" and dtype.kind != "c":
+                # SciPy promotes a real output dtype of a complex result.
+                dtype = np.promote_types(dtype, np.complex64)
             return devices.fetched(value, "").astype(dtype, copy=False)
     return devices.fetched(value, kinds)
 
