@@ -24,6 +24,7 @@ import scipy.ndimage as ndi
 
 import jaxndimage as jn
 from jaxndimage import devices
+from jaxndimage._catalogue import difference
 
 CHECK = Path(__file__).with_name("_devices_check.py")
 
@@ -155,6 +156,59 @@ def test_switch_measurements_and_labels(like_a_tpu):
     _close(means, ndi.mean(IMAGE, labels, index))
     np.testing.assert_allclose(centres, ndi.center_of_mass(IMAGE, labels,
                                                            index), rtol=1e-5)
+
+
+_INTS = (IMAGE * 9).astype(np.int32)
+_LABELS = ndi.label(IMAGE > 0.6)[0]
+#: Distinct values: with an index array SciPy's positions of tied
+#: extremes are any of them (its sort is not stable).
+_DISTINCT = np.random.default_rng(4).permutation(IMAGE.size).reshape(
+    IMAGE.shape).astype(np.int32)
+#: Calls whose result dtypes SciPy derives from the arguments, not from
+#: the input's dtype alone (found by SciPy's suite under the switch).
+DERIVED_DTYPES = {
+    "sum of one region, int32": lambda m: m.sum(_INTS),
+    "sum of one label, uint32": lambda m: m.sum(_INTS.astype(np.uint32),
+                                                _LABELS, 2),
+    "sums per label, int32": lambda m: m.sum(_INTS, _LABELS, [1, 2]),
+    "median, int64": lambda m: m.median(_INTS.astype(np.int64), _LABELS,
+                                        [1, 2]),
+    "median, float32": lambda m: m.median(IMAGE.astype(np.float32)),
+    "extrema, int32": lambda m: m.extrema(_DISTINCT, _LABELS, [1, 2]),
+    "extrema of one region, int32": lambda m: m.extrema(_INTS),
+    "maximum_position, int32": lambda m: m.maximum_position(_DISTINCT,
+                                                            _LABELS, [1, 2]),
+    "label, int64 input": lambda m: m.label(_LABELS.astype(np.int64)),
+    "distance_transform_cdt, int64 input": lambda m:
+        m.distance_transform_cdt(_LABELS.astype(np.int64),
+                                 return_indices=True),
+    "distance_transform_bf taxicab, uint64 input": lambda m:
+        m.distance_transform_bf(_LABELS.astype(np.uint64), "taxicab",
+                                return_indices=True),
+    "correlate1d, float64 input, complex64 weights": lambda m:
+        m.correlate1d(IMAGE, np.array([1, 1 + 1j], np.complex64)),
+    "correlate, int32 input, complex64 weights": lambda m:
+        m.correlate(_INTS, np.array([[1, 1j]], np.complex64)),
+    "convolve, float32 input, complex128 weights, real output dtype":
+        lambda m: m.convolve(IMAGE.astype(np.float32),
+                             np.array([[1, 1j]]), output=np.float64),
+    "vectorized_filter np.sum, int8": lambda m: m.vectorized_filter(
+        _INTS.astype(np.int8), np.sum, size=3),
+}
+
+
+@pytest.mark.filterwarnings("ignore:promoting specified output dtype")
+@pytest.mark.parametrize("name", sorted(DERIVED_DTYPES))
+def test_switch_returns_the_dtypes_scipy_derives_from_the_arguments(
+        like_a_tpu, name):
+    call = DERIVED_DTYPES[name]
+    expected = call(ndi)
+    with devices.accelerated(like_a_tpu):
+        got = call(jn)
+    assert type(got) is type(expected)
+    assert jax.tree.map(lambda a: np.asarray(a).dtype, got) == jax.tree.map(
+        lambda a: np.asarray(a).dtype, expected)
+    assert difference(got, expected) <= 1e-5
 
 
 def test_set_device_lasts_until_unset_and_a_block_takes_precedence():
