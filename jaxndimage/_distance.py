@@ -2062,8 +2062,6 @@ def _run_bf(plan: BruteForcePlan, input: Array, sampling: tuple | None,
                     plan.return_indices)
 
 
-@docfiller
-@_whole_dask
 def _distance_kinds(arguments: Mapping[str, Any]) -> str:
     """``results_64`` of the distance transforms: float distances are
     float64; integer distances and the indices have SciPy's fixed dtypes
@@ -2071,6 +2069,8 @@ def _distance_kinds(arguments: Mapping[str, Any]) -> str:
     return "f"
 
 
+@docfiller
+@_whole_dask
 @ndimage_function("input", reject_float16=False, planned=True,
                   results_64=_distance_kinds)
 def distance_transform_bf(input: ArrayLike, metric: str = "euclidean",

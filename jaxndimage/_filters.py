@@ -721,7 +721,6 @@ def _plan_correlate1d(input: Array, weights: Array, axis: Any, output: Any,
     return Planned(plan, _run_correlation, (input, (weights,), cval))
 
 
-@docfiller(verb="Correlate", operation="correlation")
 def _weighted_kinds(arguments: Mapping[str, Any]) -> str:
     """``results_64`` of the filters by weights: SciPy's result has the
     input's dtype, or with complex input or weights the input's promoted
@@ -734,6 +733,7 @@ def _weighted_kinds(arguments: Mapping[str, Any]) -> str:
     return wide
 
 
+@docfiller(verb="Correlate", operation="correlation")
 @ndimage_function("input", "weights", planned=True,
                   results_64=_weighted_kinds)
 def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1,
