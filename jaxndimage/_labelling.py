@@ -421,19 +421,31 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
         labels = np.asarray(labels)[:math.prod(guarded)].reshape(
             guarded)[core]
         return labels, count.astype(index_dtype)
-    # numpy links the runs, finds the components of the links and paints
+    # numpy links the runs, finds the components of the links and writes
     # each run's label.
     began = time.perf_counter()
-    lengths = np.ones(found.size, np.intp)
-    if along_rows:  # runs end at the guards
-        lengths = np.flatnonzero(buffer[:-1] & ~buffer[1:]) + 1 - found
-    a, b = _links(buffer, found, offsets, strides, flat_dtype)
-    run_labels, count = _host_components(a, b, found.size)
-    labels = _painted(run_labels.astype(index_dtype, copy=False),
-                      _unguarded(found, input.shape), lengths,
-                      input.size).reshape(input.shape)
     if short:
+        # Each point's run by one cumulative sum (a repeat pays per run),
+        # and each point's label by one lookup of it.
+        node = np.cumsum(start, dtype=flat_dtype)
+        node -= 1
+    else:
+        node = _run_of_each_point(found, length, flat_dtype)
+    a, b = _links(buffer, found, node, offsets, strides)
+    run_labels, count = _host_components(a, b, found.size)
+    run_labels = run_labels.astype(index_dtype, copy=False)
+    if short:
+        within = buffer[:math.prod(guarded)].reshape(guarded)[core]
+        at = node[:math.prod(guarded)].reshape(guarded)[core]
+        labels = np.where(within, run_labels.take(at, mode="clip"),
+                          index_dtype.type(0))
         _host_seconds.add(program, time.perf_counter() - began)
+    else:
+        lengths = np.ones(found.size, np.intp)
+        if along_rows:  # runs end at the guards
+            lengths = np.flatnonzero(buffer[:-1] & ~buffer[1:]) + 1 - found
+        labels = _painted(run_labels, _unguarded(found, input.shape),
+                          lengths, input.size).reshape(input.shape)
     return labels, np.asarray(count, index_dtype)
 
 
@@ -455,15 +467,16 @@ PROGRAM_AFTER_S = 0.3
 _DENSE_RUNS = 8
 
 
-def _links(buffer: np.ndarray, firsts: np.ndarray,
-           offsets: tuple[tuple[int, ...], ...], strides: tuple[int, ...],
-           dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+def _links(buffer: np.ndarray, firsts: np.ndarray, node: np.ndarray,
+           offsets: tuple[tuple[int, ...], ...], strides: tuple[int, ...]
+           ) -> tuple[np.ndarray, np.ndarray]:
     """The links of :func:`_union_find` among the runs of a host guarded
-    layout ``buffer`` (their first points ``firsts``, ascending): from
-    each run's first point ``p`` to the run at ``p + offset`` and from the
-    run at ``p - offset`` to it, for each offset but the one along the
-    runs.  Two arrays of run numbers in ``dtype``."""
-    node = _run_of_each_point(firsts, buffer.size, dtype)
+    layout ``buffer`` (their first points ``firsts``, ascending; ``node``
+    the run of each foreground point): from each run's first point ``p``
+    to the run at ``p + offset`` and from the run at ``p - offset`` to it,
+    for each offset but the one along the runs.  Two arrays of run
+    numbers in ``node``'s dtype."""
+    dtype = node.dtype
     ours, theirs = [], []
     for offset in offsets:
         if offset == _along_rows(len(offset)):
