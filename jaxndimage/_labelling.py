@@ -19,12 +19,14 @@ neighbour read inside the buffer.  Concrete CPU input is laid out by the
 host, which finds the runs, their links (:func:`_links`) and the
 components of the links (:func:`_host_components`, the same hooking and
 pointer jumping in numpy), and paints each run's label into the array
-(:func:`_painted`): numpy scans and writes many times faster than XLA's
-CPU code, and nothing compiles.  Where runs are short (noise), numpy pays
-per run, and one program that links them and reads each point's label
+(:func:`_painted`), or for short runs (noise) looks each point's label
+up by its run: numpy scans and writes many times faster than XLA's CPU
+code, and nothing compiles.  Where runs are short, numpy pays per run,
+and one program that links them and reads each point's label
 (:func:`_label_flat`, per buffer length and power of two of runs) runs
-up to twice as fast: a program's short runs go to numpy until they have
-cost about what it compiles in (`PROGRAM_AFTER_S`), then to it.  Other
+up to about a fifth faster on volumes: a program's short runs go to
+numpy until they have cost about what it compiles in
+(`PROGRAM_AFTER_S`), then to it.  Other
 concrete input is labelled in one program at its shape
 (:func:`_label_exact`), its runs counted first and numbered by a prefix
 sum and a binary search; traced input likewise, with one node per point.
