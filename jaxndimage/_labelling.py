@@ -460,7 +460,7 @@ _host_seconds = SecondsSpent()
 #: labelled by numpy before the program compiles: about what compiling it
 #: costs on a CPU, so that a script over many sizes compiles nothing for
 #: its labels while a long run of one size pays for its program (numpy
-#: takes up to about twice as long as it on noise).
+#: takes up to about a fifth longer than it on noise volumes).
 PROGRAM_AFTER_S = 0.3
 
 
