@@ -279,8 +279,10 @@ def difference(got: Any, expected: Any, check_dtype: bool = True,
     if not expected.size:
         return 0.0
     if expected.dtype.kind in "biu" and got.dtype.kind in "biu":
+        if np.array_equal(got, expected):
+            return 0.0
         apart = np.abs(got.astype(np.float64) - expected.astype(np.float64))
-        return 0.0 if np.max(apart) <= units else np.inf
+        return 0.0 if units and np.max(apart) <= units else np.inf
     scale = max(float(np.max(np.abs(expected))), 1.0)
     return float(np.max(np.abs(got.astype(np.complex128)
                                - expected.astype(np.complex128)))) / scale
