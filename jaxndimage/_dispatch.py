@@ -327,15 +327,17 @@ def _sent_to(array: np.ndarray, device: jax.Device) -> jax.Array:
 def _narrowed_request(request: Any, device: jax.Device) -> Any:
     """An ``output=`` request for a call on ``device``: a 64-bit dtype the
     device cannot compute as its 32-bit counterpart (the caller gets the
-    dtype it asked for on the host)."""
+    dtype it asked for on the host), a dtype's name as a name (SciPy
+    checks names as it does not check dtypes)."""
     if isinstance(request, OutputArray):
         return request._replace(dtype=devices.narrowed(request.dtype, device))
     if request is None:
         return None
     try:
-        return devices.narrowed(np.dtype(request), device)
+        dtype = devices.narrowed(np.dtype(request), device)
     except TypeError:
         return request
+    return dtype.name if isinstance(request, str) else dtype
 
 
 def _brought_back(value: Any, kinds: str, wanted: Any) -> Any:

@@ -25,6 +25,7 @@ indices (:func:`_canvas.flat_position`).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import jax
@@ -42,7 +43,14 @@ from jaxndimage._canvas import (
     list_length,
 )
 from jaxndimage._casting import arithmetic_dtype
-from jaxndimage._dispatch import as_array, ndimage_function, nonempty, to_jax
+from jaxndimage._dispatch import (
+    as_array,
+    as_numpy,
+    ndimage_function,
+    nonempty,
+    to_jax,
+    wide_kind,
+)
 from jaxndimage._docstrings import docfiller
 from jaxndimage._plans import Plan, Planned
 from jaxndimage._support import (
@@ -466,9 +474,25 @@ def _plan_fourier(input: ArrayLike, parameter: Any, n: Any, axis: int,
     return Planned(plan, _run_fourier, (input, parameters))
 
 
+def _filter_kinds(arguments: Mapping[str, Any]) -> str:
+    """``results_64`` of the Fourier filters but `fourier_shift`: SciPy
+    keeps complex64, complex128 and float32 input's dtype and gives
+    float64 for any other."""
+    dtype = as_numpy(arguments["input"]).dtype
+    if dtype in (np.complex64, np.complex128, np.float32):
+        return wide_kind(arguments["input"])
+    return "f"
+
+
+def _shift_kinds(arguments: Mapping[str, Any]) -> str:
+    """``results_64`` of `fourier_shift`: SciPy keeps complex64 input's
+    dtype and gives complex128 for any other."""
+    return "" if as_numpy(arguments["input"]).dtype == np.complex64 else "c"
+
+
 @docfiller
 @ndimage_function("input", keeps_byte_order=True, planned=True,
-                  complex_arithmetic=True)
+                  complex_arithmetic=True, results_64=_filter_kinds)
 def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
                      axis: int = -1, output: Any = None) -> Array:
     """Multidimensional Gaussian filter in the Fourier domain.
@@ -502,7 +526,7 @@ def fourier_gaussian(input: ArrayLike, sigma: Any, n: int = -1,
 
 @docfiller
 @ndimage_function("input", keeps_byte_order=True, planned=True,
-                  complex_arithmetic=True)
+                  complex_arithmetic=True, results_64=_filter_kinds)
 def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
                     axis: int = -1, output: Any = None) -> Array:
     """Multidimensional uniform filter in the Fourier domain.
@@ -531,7 +555,7 @@ def fourier_uniform(input: ArrayLike, size: Any, n: int = -1,
 
 @docfiller
 @ndimage_function("input", keeps_byte_order=True, planned=True,
-                  complex_arithmetic=True)
+                  complex_arithmetic=True, results_64=_filter_kinds)
 def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
                       axis: int = -1, output: Any = None) -> Array:
     """Ellipsoidal box filter in the Fourier domain (1-D to 3-D).
@@ -573,7 +597,7 @@ def fourier_ellipsoid(input: ArrayLike, size: Any, n: int = -1,
 @docfiller
 @ndimage_function("input", reject_float16=nonempty,
                   keeps_byte_order=True, planned=True,
-                  complex_arithmetic=True)
+                  complex_arithmetic=True, results_64=_shift_kinds)
 def fourier_shift(input: ArrayLike, shift: Any, n: int = -1, axis: int = -1,
                   output: Any = None) -> Array:
     """Shift in the Fourier domain.

@@ -194,6 +194,9 @@ DERIVED_DTYPES = {
                              np.array([[1, 1j]]), output=np.float64),
     "vectorized_filter np.sum, int8": lambda m: m.vectorized_filter(
         _INTS.astype(np.int8), np.sum, size=3),
+    "fourier_gaussian, int32 input": lambda m: m.fourier_gaussian(_INTS, 2),
+    "fourier_shift, float32 input": lambda m: m.fourier_shift(
+        IMAGE.astype(np.float32), 1.5),
 }
 
 
@@ -209,6 +212,13 @@ def test_switch_returns_the_dtypes_scipy_derives_from_the_arguments(
     assert jax.tree.map(lambda a: np.asarray(a).dtype, got) == jax.tree.map(
         lambda a: np.asarray(a).dtype, expected)
     assert difference(got, expected) <= 1e-5
+
+
+def test_switch_checks_output_dtype_names_as_scipy_does(like_a_tpu):
+    # SciPy refuses a non-numeric dtype given by name (not as a dtype).
+    with devices.accelerated(like_a_tpu), pytest.raises(
+            RuntimeError, match="numeric dtype"):
+        jn.correlate1d(_INTS, [1.0, 2.0], output="bool")
 
 
 def test_set_device_lasts_until_unset_and_a_block_takes_precedence():
