@@ -172,7 +172,9 @@ def _also_accelerated(func, name, device):
             return func(*args, **kwargs)
         output = bound.arguments.get("output")
         if isinstance(output, np.ndarray):
-            bound.arguments["output"] = output.copy()
+            copy = output.copy()
+            copy.flags.writeable = output.flags.writeable
+            bound.arguments["output"] = copy
         try:
             with devices.accelerated(device):
                 switched = func(*bound.args, **bound.kwargs)

@@ -340,10 +340,13 @@ def _narrowed_request(request: Any, device: jax.Device) -> Any:
     return dtype.name if isinstance(request, str) else dtype
 
 
-def _brought_back(value: Any, kinds: str, wanted: Any) -> Any:
-    """A result of a call on an accelerator as a host value: in the dtype
-    asked for with ``output=`` (``wanted``, a dtype), else with its 32-bit
-    results of ``kinds`` widened to 64 bits (see
+def _brought_back(value: Any, kinds: str, wanted: Any,
+                  device: jax.Device) -> Any:
+    """A result of a call on ``device`` as a host value: in the dtype
+    asked for with ``output=`` (``wanted``, a dtype) where the function
+    computed it in that dtype's form on the device (it may ignore the
+    request, or promote it to complex as SciPy does), else with its
+    32-bit results of ``kinds`` widened to 64 bits (see
     :func:`jaxndimage.devices.fetched`)."""
     if not isinstance(value, jax.Array | np.ndarray | np.generic):
         return value
@@ -356,7 +359,8 @@ def _brought_back(value: Any, kinds: str, wanted: Any) -> Any:
             if value.dtype.kind == "c" and dtype.kind != "c":
                 # SciPy promotes a real output dtype of a complex result.
                 dtype = np.promote_types(dtype, np.complex64)
-            return devices.fetched(value, "").astype(dtype, copy=False)
+            if value.dtype == devices.narrowed(dtype, device):
+                return devices.fetched(value, "").astype(dtype, copy=False)
     return devices.fetched(value, kinds)
 
 
@@ -369,7 +373,7 @@ _WIDE = frozenset(np.dtype(t) for t in (np.int64, np.uint64, np.float64,
 def wide_kind(value: Any) -> str:
     """The kind of a host array-like of a 64-bit dtype (which the switch
     sends narrower), else '': for ``results_64`` callables."""
-    dtype = as_numpy(value).dtype
+    dtype = as_numpy(value).dtype.newbyteorder("=")
     return dtype.kind if dtype in _WIDE else ""
 
 
@@ -550,7 +554,8 @@ def _run_placed(call: _Call, options: _Options) -> Any:
             kinds = _kinds_widened(options.results_64, call.arguments,
                                    narrowed.get(options.array_params[0]))
             result = jax.tree.map(
-                lambda a: _brought_back(a, kinds, wanted), result)
+                lambda a: _brought_back(a, kinds, wanted, place.device),
+                result)
         if place.in_device_memory and namespace is not None:
             result = jax.tree.map(
                 lambda a: _to_device(to_jax(a), borrowed, namespace), result)

@@ -478,7 +478,7 @@ def _filter_kinds(arguments: Mapping[str, Any]) -> str:
     """``results_64`` of the Fourier filters but `fourier_shift`: SciPy
     keeps complex64, complex128 and float32 input's dtype and gives
     float64 for any other."""
-    dtype = as_numpy(arguments["input"]).dtype
+    dtype = as_numpy(arguments["input"]).dtype.newbyteorder("=")
     if dtype in (np.complex64, np.complex128, np.float32):
         return wide_kind(arguments["input"])
     return "f"
@@ -487,7 +487,8 @@ def _filter_kinds(arguments: Mapping[str, Any]) -> str:
 def _shift_kinds(arguments: Mapping[str, Any]) -> str:
     """``results_64`` of `fourier_shift`: SciPy keeps complex64 input's
     dtype and gives complex128 for any other."""
-    return "" if as_numpy(arguments["input"]).dtype == np.complex64 else "c"
+    dtype = as_numpy(arguments["input"]).dtype.newbyteorder("=")
+    return "" if dtype == np.complex64 else "c"
 
 
 @docfiller

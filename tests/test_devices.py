@@ -197,6 +197,14 @@ DERIVED_DTYPES = {
     "fourier_gaussian, int32 input": lambda m: m.fourier_gaussian(_INTS, 2),
     "fourier_shift, float32 input": lambda m: m.fourier_shift(
         IMAGE.astype(np.float32), 1.5),
+    "fourier_gaussian, big-endian complex128 input": lambda m:
+        m.fourier_gaussian(np.fft.fft2(IMAGE).astype(">c16"), 1.5),
+    # Output dtypes SciPy ignores or replaces, not casts to.
+    "binary_erosion, output=object": lambda m: m.binary_erosion(
+        IMAGE > 0.5, output=object),
+    "watershed_ift, an output dtype": lambda m: m.watershed_ift(
+        (IMAGE * 200).astype(np.uint8), np.eye(40, 33, dtype=np.int16),
+        output=np.float64),
 }
 
 
