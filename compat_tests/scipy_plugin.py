@@ -310,13 +310,15 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "array_api_backends: SciPy array API backends")
     config.addinivalue_line("markers", "thread_unsafe: not safe to run in threads")
     known = load_known_failures()
+    mode = current_mode()
     device = _accelerator(config)
     if device is not None:
         from jaxndimage import devices
 
         if not devices.native_64_bits(device):
-            known.update(load_known_failures(mode="switch-32"))
-    recorder = _Recorder(config, known)
+            mode = "switch-32"
+            known.update(load_known_failures(mode=mode))
+    recorder = _Recorder(config, known, mode)
     swap(device)
     config.pluginmanager.register(recorder, "jaxndimage_recorder")
 
@@ -362,9 +364,10 @@ class _Recorder:
     in the controller with it.
     """
 
-    def __init__(self, config, known):
+    def __init__(self, config, known, mode):
         self.config = config
         self.known = known  # test name -> reason, for the current mode
+        self.mode = mode  # current_mode(), or "switch-32"
         self.tests = {}  # nodeid -> {"name", "calls", "outcome"}
         self.stale = []
 
@@ -424,7 +427,7 @@ class _Recorder:
         path = self.config.getoption("jaxndimage_report")
         if path:
             data = {
-                "mode": current_mode(),
+                "mode": self.mode,
                 "swapped": swapped_names(),
                 "counts": {k: dict(v) for k, v in self.counts().items()},
                 "stale": self.stale,
@@ -435,7 +438,7 @@ class _Recorder:
         if hasattr(self.config, "workerinput"):
             return
         tr = terminalreporter
-        tr.section(f"jaxndimage vs SciPy's tests [{current_mode()}]")
+        tr.section(f"jaxndimage vs SciPy's tests [{self.mode}]")
         for line in format_table(self.counts()):
             tr.write_line(line)
         for name in self.stale:

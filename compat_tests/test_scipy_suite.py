@@ -86,12 +86,19 @@ ARRAY_API_BACKENDS = ["jax.numpy", "torch", "dask.array", "array_api_strict"]
 
 SWAPPED = sorted(set(jaxndimage.__all__) & set(scipy.ndimage.__all__))
 MODES = ("numpy", "array_api")
+#: The modules also run in the plain run with every call made under the
+#: acceleration switch on the CPU in 32-bit types, as on a TPU ("switch-32":
+#: the plugin's ``--jaxndimage-accelerated``): the quick ones, whose
+#: results' dtypes SciPy derives from the arguments in the most ways; the
+#: accelerator lane runs the others (``--switch-modules``).
+SWITCH_MODULES = ("test_fourier", "test_measurements")
 CASES = [
     pytest.param(module, mode, id=f"{module}-{mode}")
     for module, functions in MODULE_FUNCTIONS.items()
     if set(functions) & set(SWAPPED)
     for mode in MODES
-]
+] + [pytest.param(module, "switch-32", id=f"{module}-switch-32")
+     for module in SWITCH_MODULES]
 
 
 def test_module_map_covers_scipy():
@@ -189,6 +196,9 @@ def _run_module(module: str, mode: str, report: Path, kernel_cache: Path,
         "-q", "--no-header", "-n", str(WORKERS), "--dist", "load",
         "--jaxndimage-check-stale", f"--jaxndimage-report={report}",
     ]
+    if mode == "switch-32":
+        command += ["--jaxndimage-accelerated", "cpu",
+                    "--jaxndimage-without-64-bits"]
     process = subprocess.Popen(
         command, cwd=REPO, env=_environment(mode, kernel_cache),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
