@@ -370,10 +370,15 @@ _WIDE = frozenset(np.dtype(t) for t in (np.int64, np.uint64, np.float64,
                                         np.complex128))
 
 
-def wide_kind(value: Any) -> str:
-    """The kind of a host array-like of a 64-bit dtype (which the switch
-    sends narrower), else '': for ``results_64`` callables."""
-    dtype = as_numpy(value).dtype.newbyteorder("=")
+def host_dtype(value: Any) -> np.dtype:
+    """The dtype of a host array-like, in native byte order: what
+    ``results_64`` callables read their arguments' dtypes with."""
+    return as_numpy(value).dtype.newbyteorder("=")
+
+
+def wide_kind(dtype: np.dtype) -> str:
+    """The kind of a 64-bit ``dtype`` (which the switch sends narrower),
+    else ''."""
     return dtype.kind if dtype in _WIDE else ""
 
 

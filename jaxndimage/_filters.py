@@ -43,8 +43,8 @@ from jaxndimage._canvas import (
 from jaxndimage._casting import arithmetic_dtype, cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import (
     as_array,
-    as_numpy,
     family_member,
+    host_dtype,
     ndimage_function,
     nonempty,
     wide_kind,
@@ -726,11 +726,10 @@ def _weighted_kinds(arguments: Mapping[str, Any]) -> str:
     input's dtype, or with complex input or weights the input's promoted
     with complex64's (complex128 for integer and float64 input, whatever
     the weights' precision)."""
-    wide = wide_kind(arguments["input"])
-    if np.promote_types(as_numpy(arguments["input"]).dtype,
-                        np.complex64) == np.complex128:
-        wide += "c"
-    return wide
+    dtype = host_dtype(arguments["input"])
+    if np.promote_types(dtype, np.complex64) == np.complex128:
+        return wide_kind(dtype) + "c"
+    return wide_kind(dtype)
 
 
 @docfiller(verb="Correlate", operation="correlation")

@@ -45,7 +45,7 @@ from jaxndimage._canvas import (
 from jaxndimage._casting import arithmetic_dtype
 from jaxndimage._dispatch import (
     as_array,
-    as_numpy,
+    host_dtype,
     ndimage_function,
     nonempty,
     to_jax,
@@ -478,17 +478,16 @@ def _filter_kinds(arguments: Mapping[str, Any]) -> str:
     """``results_64`` of the Fourier filters but `fourier_shift`: SciPy
     keeps complex64, complex128 and float32 input's dtype and gives
     float64 for any other."""
-    dtype = as_numpy(arguments["input"]).dtype.newbyteorder("=")
+    dtype = host_dtype(arguments["input"])
     if dtype in (np.complex64, np.complex128, np.float32):
-        return wide_kind(arguments["input"])
+        return wide_kind(dtype)
     return "f"
 
 
 def _shift_kinds(arguments: Mapping[str, Any]) -> str:
     """``results_64`` of `fourier_shift`: SciPy keeps complex64 input's
     dtype and gives complex128 for any other."""
-    dtype = as_numpy(arguments["input"]).dtype.newbyteorder("=")
-    return "" if dtype == np.complex64 else "c"
+    return "" if host_dtype(arguments["input"]) == np.complex64 else "c"
 
 
 @docfiller

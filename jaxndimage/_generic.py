@@ -54,6 +54,7 @@ from jaxndimage._dispatch import (
     as_caller_array,
     as_numpy,
     caller_namespace,
+    host_dtype,
     host_only,
     ndimage_function,
     nonempty,
@@ -884,7 +885,7 @@ def _vectorized_kinds(arguments: Mapping[str, Any]) -> str:
     :func:`_traces_like_numpy` does; float input follows its own dtype."""
     input = as_numpy(arguments["input"])
     if input.dtype.kind not in "biu" or not input.size:
-        return wide_kind(input)
+        return wide_kind(host_dtype(input))
     footprint = arguments.get("footprint")
     size = arguments.get("size")
     if footprint is not None:
@@ -896,7 +897,8 @@ def _vectorized_kinds(arguments: Mapping[str, Any]) -> str:
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            return wide_kind(arguments["function"](view, axis=axis))
+            return wide_kind(host_dtype(arguments["function"](view,
+                                                              axis=axis)))
     except Exception:  # noqa: BLE001 (the call ran: its dtype stands)
         return ""
 

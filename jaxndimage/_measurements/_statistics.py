@@ -20,7 +20,13 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from jaxndimage._dispatch import as_numpy, family_member, is_jax_array, wide_kind
+from jaxndimage._dispatch import (
+    as_numpy,
+    family_member,
+    host_dtype,
+    is_jax_array,
+    wide_kind,
+)
 from jaxndimage._measurements._bodies import _STATISTIC_PARAMETERS, _measure
 from jaxndimage._measurements._dispatch import _measurement
 from jaxndimage._measurements._over_blocks import _summed_over_blocks
@@ -46,16 +52,15 @@ def _sum_kinds(arguments: Mapping[str, Any]) -> str:
     ``input.sum()``'s dtype (numpy sums integers in 64 bits), sums per
     label are float64."""
     if _one_region(arguments):
-        return "iu" + wide_kind(arguments["input"])
+        return "iu" + wide_kind(host_dtype(arguments["input"]))
     return "f"
 
 
 def _median_kinds(arguments: Mapping[str, Any]) -> str:
     """The medians' kinds in 64 bits (``results_64``): float64 for integer
     and boolean input, the input's dtype for floats."""
-    if as_numpy(arguments["input"]).dtype.kind in "biu":
-        return "f"
-    return wide_kind(arguments["input"])
+    dtype = host_dtype(arguments["input"])
+    return "f" if dtype.kind in "biu" else wide_kind(dtype)
 
 
 def _statistic(name: str, *, summary: str, returns: str, examples: str,
