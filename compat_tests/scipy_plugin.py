@@ -50,33 +50,26 @@ collected module and the current mode matched no test; only meaningful
 when whole modules run, which is what the driver does), and
 ``--jaxndimage-accelerated=DEVICE`` (with ``--jaxndimage-without-64-bits``
 to compute there as on a TPU, in 32-bit types): SciPy's suite under the
-acceleration switch.  Each call of a swapped function runs twice, under
-``devices.accelerated(DEVICE)`` whatever its size, on a copy of its
-``output=`` array, and then with default settings, whose result SciPy's
+acceleration switch (``compat_tests/switch_check.py``).  Each call of a
+swapped function runs twice, under ``devices.accelerated(DEVICE)``
+whatever its size and then with default settings, whose result SciPy's
 test goes on to check against SciPy's bits; the wrapper fails the test
-where the switch's result (its type, dtype, shape, value within
-`SWITCH_TOLERANCE`, its ``output=`` array, or the type of the exception
-it raises) differs from the host's.
+where the switch's result differs from the host's.
 """
 
 import functools
-import inspect
 import json
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
+
+from compat_tests.switch_check import add_options, also_accelerated, switch_device
 
 KNOWN_FAILURES = Path(__file__).with_name("known_failures.txt")
 MODES = ("numpy", "array_api", "switch-32")
 OUTCOMES = ("passed", "failed", "xfailed", "xpassed", "skipped")
 UNEXERCISED = "did not exercise jaxndimage"
-#: ``--jaxndimage-accelerated``: the largest difference of a result under
-#: the switch from the host's, relative to the host result's largest
-#: magnitude (at least 1), as ``tests/test_accelerator.py`` holds them;
-#: integer and boolean results must be equal.
-SWITCH_TOLERANCE = 1e-5
 
 _called = set()  # names of swapped functions called in the current phase
 _swapped = {}  # name -> (module, SciPy's function), for unswapping
@@ -110,105 +103,10 @@ def _counting(func, name):
     return wrapper
 
 
-def _same_types(got, expected):
-    """Whether two results have the same types throughout (containers and
-    leaves, numpy scalars' dtypes included)."""
-    if type(got) is not type(expected):
-        return False
-    if isinstance(expected, tuple | list):
-        return len(got) == len(expected) and all(
-            _same_types(g, e) for g, e in zip(got, expected))
-    if isinstance(expected, dict):
-        return got.keys() == expected.keys() and all(
-            _same_types(got[k], expected[k]) for k in expected)
-    return True
-
-
-def _kind(value):
-    """A result's types, dtypes and shapes, briefly."""
-    if isinstance(value, tuple | list):
-        inner = ", ".join(_kind(v) for v in value[:4])
-        more = ", ..." if len(value) > 4 else ""
-        return f"{type(value).__name__}({inner}{more})"
-    if isinstance(value, np.ndarray | np.generic):
-        return f"{type(value).__name__} {value.dtype} {value.shape}"
-    return type(value).__name__
-
-
-_comparing = [False]  # within a call of `_also_accelerated`'s wrapper
-
-
-def _also_accelerated(func, name, device):
-    """``func``, which first runs each call under the acceleration switch
-    (``devices.accelerated(device)``, any size), on a copy of its
-    ``output=`` array, then as called; it returns the second call's result
-    (or raises its exception) and raises AssertionError where the first
-    call's differs (see ``--jaxndimage-accelerated``).  Integer results
-    of functions that compute in floating point (all but the catalogue's
-    exact ones: selections, labels, positions, counts) may differ by one
-    unit (a value rounded or truncated from either side of an integer).
-    Calls made by a call (a user's callable calling another function)
-    run once, as called."""
-    from jaxndimage import devices
-    from jaxndimage._catalogue import CALLS, difference
-
-    signature = inspect.signature(func)
-    units = 0 if name in CALLS and CALLS[name].exact else 1
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if _comparing[0]:
-            return func(*args, **kwargs)
-        _comparing[0] = True
-        try:
-            return compared(*args, **kwargs)
-        finally:
-            _comparing[0] = False
-
-    def compared(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError:
-            return func(*args, **kwargs)
-        output = bound.arguments.get("output")
-        if isinstance(output, np.ndarray):
-            copy = output.copy()
-            copy.flags.writeable = output.flags.writeable
-            bound.arguments["output"] = copy
-        try:
-            with devices.accelerated(device):
-                switched = func(*bound.args, **bound.kwargs)
-        except Exception as error:  # compared with the host's below
-            switched = error
-        try:
-            host = func(*args, **kwargs)
-        except Exception as error:
-            if type(switched) is not type(error):
-                raise AssertionError(
-                    f"{name} under the switch: {switched!r}, where with "
-                    f"default settings it raises {error!r}") from error
-            raise
-        if isinstance(switched, Exception):
-            raise AssertionError(f"{name} under the switch raised "
-                                 f"{switched!r}") from switched
-        gap = difference(switched, host, units=units)
-        if isinstance(output, np.ndarray):
-            gap = max(gap, difference(bound.arguments["output"], output,
-                                      units=units))
-        if gap > SWITCH_TOLERANCE or not _same_types(switched, host):
-            raise AssertionError(
-                f"{name} under the switch on {device}: {_kind(switched)}, "
-                f"differing by {gap:.3g} (relative to the largest magnitude)"
-                f" from the host's {_kind(host)}")
-        return host
-
-    return wrapper
-
-
 def swap(accelerated=None):
     """Put jaxndimage's functions into SciPy's public ndimage namespaces;
     with a device ``accelerated``, functions that also run each call under
-    the switch (`_also_accelerated`)."""
+    the switch (`switch_check.also_accelerated`)."""
     import scipy.ndimage
     from scipy._lib._array_api import xp_capabilities_table
     from scipy.ndimage import _support_alternative_backends
@@ -219,7 +117,7 @@ def swap(accelerated=None):
         original = getattr(scipy.ndimage, name)
         function = getattr(jaxndimage, name)
         if accelerated is not None:
-            function = _also_accelerated(function, name, accelerated)
+            function = also_accelerated(function, name, accelerated)
         wrapper = _counting(function, name)
         if original in xp_capabilities_table:
             xp_capabilities_table[wrapper] = xp_capabilities_table[original]
@@ -291,18 +189,7 @@ def pytest_addoption(parser):
         action="store_true",
         help="fail when a known-failures entry for a collected module matched no test",
     )
-    group.addoption(
-        "--jaxndimage-accelerated",
-        metavar="DEVICE",
-        help="also run every call under devices.accelerated(DEVICE) (a "
-        "platform name or 'default') and fail where it differs from the host's",
-    )
-    group.addoption(
-        "--jaxndimage-without-64-bits",
-        action="store_true",
-        help="with --jaxndimage-accelerated: compute there in 32-bit types, "
-        "as on a TPU",
-    )
+    add_options(parser)
 
 
 def pytest_configure(config):
@@ -311,7 +198,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "thread_unsafe: not safe to run in threads")
     known = load_known_failures()
     mode = current_mode()
-    device = _accelerator(config)
+    device = switch_device(config)
     if device is not None:
         from jaxndimage import devices
 
@@ -321,22 +208,6 @@ def pytest_configure(config):
     recorder = _Recorder(config, known, mode)
     swap(device)
     config.pluginmanager.register(recorder, "jaxndimage_recorder")
-
-
-def _accelerator(config):
-    """The device of ``--jaxndimage-accelerated`` (None without it), which
-    takes host input of any size, in 32-bit types with
-    ``--jaxndimage-without-64-bits``."""
-    name = config.getoption("jaxndimage_accelerated")
-    if name is None:
-        return None
-    from jaxndimage import devices
-
-    device = devices.resolve(name)
-    devices.ACCELERATED_FROM[device.platform] = 0
-    if config.getoption("jaxndimage_without_64_bits"):
-        devices.NATIVE_64_BITS[device.platform] = False
-    return device
 
 
 def pytest_unconfigure(config):

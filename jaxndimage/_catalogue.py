@@ -250,28 +250,29 @@ CALLS: dict[str, Call] = {
 
 
 def difference(got: Any, expected: Any, check_dtype: bool = True,
-               units: int = 0) -> float:
+               units: int = 0, scale: float = 1.0) -> float:
     """The largest difference between two results of a call, scaled by the
-    expected result's largest magnitude (at least 1): 0 where equal, inf
-    where their structure, length, shape or (with ``check_dtype``) dtype
-    differ, or where integer results differ by more than ``units``.
+    expected result's largest magnitude (at least ``scale``): 0 where
+    equal, inf where their structure, length, shape or (with
+    ``check_dtype``) dtype differ, or where integer results differ by more
+    than ``units``.
     Results are arrays, scalars, slices, None, and tuples, lists and dicts
     of them."""
     if isinstance(expected, dict):
         if not isinstance(got, dict) or set(got) != set(expected):
             return np.inf
-        return max((difference(got[k], expected[k], check_dtype, units)
-                    for k in expected), default=0.0)
+        return max((difference(got[k], expected[k], check_dtype, units,
+                               scale) for k in expected), default=0.0)
     if isinstance(expected, tuple | list):
         if not isinstance(got, tuple | list) or len(got) != len(expected):
             return np.inf
-        return max((difference(g, e, check_dtype, units)
+        return max((difference(g, e, check_dtype, units, scale)
                     for g, e in zip(got, expected)), default=0.0)
     if expected is None or isinstance(expected, slice):
         return 0.0 if got == expected else np.inf
     if isinstance(expected, np.ndarray) and expected.dtype == object:
         return difference(list(np.asarray(got, dtype=object).ravel()),
-                          list(expected.ravel()), check_dtype, units)
+                          list(expected.ravel()), check_dtype, units, scale)
     got, expected = np.asarray(got), np.asarray(expected)
     if got.shape != expected.shape or (check_dtype
                                        and got.dtype != expected.dtype):
@@ -283,6 +284,6 @@ def difference(got: Any, expected: Any, check_dtype: bool = True,
             return 0.0
         apart = np.abs(got.astype(np.float64) - expected.astype(np.float64))
         return 0.0 if units and np.max(apart) <= units else np.inf
-    scale = max(float(np.max(np.abs(expected))), 1.0)
+    scale = max(float(np.max(np.abs(expected))), scale)
     return float(np.max(np.abs(got.astype(np.complex128)
                                - expected.astype(np.complex128)))) / scale

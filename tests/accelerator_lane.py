@@ -5,6 +5,7 @@ command, on whatever device JAX has.
                                      [--scipy-modules NAME...]
                                      [--numpy-modules NAME...]
                                      [--switch-modules NAME...]
+                                     [--switch-properties]
 
 It runs pytest, one process at a time (one process can hold a TPU), in
 two parts:
@@ -33,7 +34,9 @@ two parts:
    every call also made under the acceleration switch on the default
    device, whatever its size, and checked against the host's result
    (the plugin's ``--jaxndimage-accelerated``: within the tolerance of
-   ``tests/test_accelerator.py``, dtypes and exceptions equal).
+   ``tests/test_accelerator.py``, dtypes and exceptions equal).  With
+   ``--switch-properties`` the property tests run so too, after the
+   first part (``compat_tests/switch_check.py``).
 
 A test that aborts the whole process (XLA's TPU compiler aborts on some
 dtype conversions instead of raising) is recorded as aborted, and pytest
@@ -57,10 +60,11 @@ from typing import TextIO
 import scipy
 
 ROOT = Path(__file__).resolve().parent.parent
+PROPERTY_TESTS = sorted(str(path.relative_to(ROOT)) for path in
+                        (ROOT / "compat_tests").glob("test_*_properties.py"))
 TARGETS = ["tests/test_accelerator.py", "tests/test_devices.py",
            "compat_tests/test_precision.py", "compat_tests/test_parity.py",
-           *sorted(str(path.relative_to(ROOT)) for path in
-                   (ROOT / "compat_tests").glob("test_*_properties.py"))]
+           *PROPERTY_TESTS]
 SCIPY_MODULES = ["test_filters", "test_interpolation", "test_morphology",
                  "test_measurements", "test_fourier"]
 #: Test ids can hold spaces (parameters' ids): an id runs to its outcome.
@@ -149,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
                                              "with numpy input, each call "
                                              "also under the switch "
                                              "(default: none)")
+    parser.add_argument("--switch-properties", action="store_true",
+                        help="also run the property tests with every call "
+                             "on numpy input also under the switch")
     parser.add_argument("targets", nargs="*", default=TARGETS)
     options = parser.parse_args(argv)
     out = Path(options.out)
@@ -156,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     parts = {}
     with (out / "lane.log").open("w") as log:
         parts["jaxndimage's device tests"] = _run(options.targets, log)
+        if options.switch_properties:
+            parts["property tests, numpy input, also under the switch"] = (
+                _run([*PROPERTY_TESTS, "compat_tests/test_position.py",
+                      "--jaxndimage-accelerated", "default"], log))
         plain = {name: value for name, value in os.environ.items()
                  if name != "SCIPY_ARRAY_API"}
         plain["PYTHONPATH"] = os.pathsep.join(

@@ -374,3 +374,32 @@ def test_accelerator_lane_reads_test_ids_holding_spaces():
     done = accelerator_lane.OUTCOME.match(f"{test} PASSED   [ 10%]")
     assert done.groups() == (test, "PASSED")
     assert accelerator_lane.STARTED.match(f"{test} ").group(1) == test
+
+
+def test_switch_check_fails_where_the_switch_differs_from_the_host(
+        monkeypatch):
+    # compat_tests' check of the switch (--jaxndimage-accelerated) compares
+    # each call on host arrays under the switch with the call by default,
+    # relative to the result's or the input's magnitude, and runs calls on
+    # JAX arrays once, as called.
+    from compat_tests import switch_check
+
+    cpu = devices.host_device()
+    monkeypatch.setitem(devices.ACCELERATED_FROM, cpu.platform, 0)
+    switched = []
+
+    def shifted(input, by=0.0):
+        # Differs by ``by`` where the switch would move ``input``.
+        on_device = devices.accelerator_for([input]) is not None
+        switched.append(on_device)
+        return np.asarray(input) + (by if on_device else 0.0)
+
+    checked = switch_check.also_accelerated(shifted, "shifted", cpu)
+    near = np.full(3, 1e6)
+    assert checked(near, by=1.0)[0] == 1e6  # 1e-6 of the input's scale
+    assert switched == [True, False]
+    with pytest.raises(AssertionError, match="shifted under the switch"):
+        checked(np.ones(3), by=1e-3)
+    switched.clear()
+    checked(jnp.ones(3), by=1.0)
+    assert switched == [False]  # once, as called
