@@ -7,6 +7,8 @@ also runs under the acceleration switch, checked against its result with
 default settings.
 """
 
+import pytest
+
 import jaxndimage
 from compat_tests import switch_check, test_scipy_suite
 
@@ -28,7 +30,7 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line("")
 
 
-_unwrapped = {}  # name -> jaxndimage's function, while wrapped
+_switch = []  # the device of --jaxndimage-accelerated, where given
 
 
 def pytest_addoption(parser):
@@ -37,20 +39,24 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     device = switch_check.switch_device(config)
-    if device is None:
+    if device is not None:
+        _switch.append(device)
+
+
+@pytest.fixture(scope="package", autouse=True)
+def _switch_checked():
+    """jaxndimage's public functions, each call also made under the switch
+    (``switch_check.also_accelerated``), for this folder's tests only."""
+    if not _switch:
+        yield
         return
-    for name in jaxndimage.__all__:
-        function = getattr(jaxndimage, name)
-        if callable(function) and not isinstance(function, type):
-            _unwrapped[name] = function
-            setattr(jaxndimage, name,
-                    switch_check.also_accelerated(function, name, device))
-
-
-def pytest_unconfigure(config):
-    for name, function in _unwrapped.items():
-        setattr(jaxndimage, name, function)
-    _unwrapped.clear()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in jaxndimage.__all__:
+            function = getattr(jaxndimage, name)
+            if callable(function) and not isinstance(function, type):
+                patch.setattr(jaxndimage, name, switch_check.also_accelerated(
+                    function, name, _switch[0]))
+        yield
 
 
 def pytest_collection_finish(session):

@@ -36,12 +36,16 @@ SWITCH_TOLERANCE = 1e-5
 #: without 64-bit types may differ from the host's: negative values stored
 #: in such an output between their passes wrap around to 2**32 and beyond,
 #: which float32 arithmetic cannot carry (SciPy's C casts them through a
-#: 64-bit register).  An unsigned 64-bit result of any function differs
-#: there where a value is negative: it wraps around at 2**32 on the
-#: device, at 2**64 in SciPy.  The types and dtypes of such results are
-#: still compared; SciPy's own tests of them are known failures of mode
-#: ``switch-32``.
+#: 64-bit register).  Two more limits of 32-bit types hold for every
+#: function there (`_beyond_32_bits`): an unsigned 64-bit result wraps
+#: around at 2**32 on the device where a value is negative, at 2**64 in
+#: SciPy; and a float64 value beyond float32's range (an input's, or
+#: ``distance_transform_bf``'s distance without background, the square
+#: root of the largest float64) is out of the device's reach.  The types
+#: and dtypes of such results are still compared; SciPy's own tests of
+#: them are known failures of mode ``switch-32``.
 UNSIGNED_WRAP_32 = frozenset({"sobel", "prewitt", "generic_laplace"})
+FLOAT32_LARGEST = float(np.finfo(np.float32).max)
 
 _comparing = [False]  # within a call of `also_accelerated`'s wrapper
 
@@ -119,16 +123,27 @@ def _magnitude(value: Any) -> float:
     return largest if np.isfinite(largest) else 0.0
 
 
-def _wraps_unsigned(name: str, device, result: Any) -> bool:
-    """Whether ``result`` of ``name`` on ``device`` may wrap around
-    otherwise than the host's (see `UNSIGNED_WRAP_32`)."""
+def _beyond_32_bits(name: str, device, result: Any) -> bool:
+    """Whether ``result`` of ``name`` holds a value that a device without
+    64-bit types cannot give (see `UNSIGNED_WRAP_32`), if ``device`` is
+    one."""
     from jaxndimage import devices
 
-    dtype = getattr(result, "dtype", None)
-    if devices.native_64_bits(device) or dtype is None:
+    if devices.native_64_bits(device):
         return False
-    return dtype == np.uint64 or (dtype == np.uint32
-                                  and name in UNSIGNED_WRAP_32)
+    if isinstance(result, dict):
+        result = list(result.values())
+    if isinstance(result, tuple | list):
+        return any(_beyond_32_bits(name, device, part) for part in result)
+    dtype = getattr(result, "dtype", None)
+    if dtype == np.uint64 or (dtype == np.uint32
+                              and name in UNSIGNED_WRAP_32):
+        return True
+    if dtype is None or dtype.kind not in "fc":
+        return False
+    magnitudes = np.abs(np.asarray(result))
+    return bool(np.any(magnitudes[np.isfinite(magnitudes)]
+                       > FLOAT32_LARGEST))
 
 
 def _on_device(args: tuple, kwargs: dict) -> bool:
@@ -196,7 +211,7 @@ def also_accelerated(func: Callable, name: str, device) -> Callable:
         if isinstance(output, np.ndarray):
             gap = max(gap, difference(bound.arguments["output"], output,
                                       units=units, scale=scale))
-        beyond = gap > SWITCH_TOLERANCE and not _wraps_unsigned(
+        beyond = gap > SWITCH_TOLERANCE and not _beyond_32_bits(
             name, device, host)
         if beyond or not _same_types(switched, host):
             raise AssertionError(
