@@ -5,7 +5,7 @@ command, on whatever device JAX has.
                                      [--scipy-modules NAME...]
                                      [--numpy-modules NAME...]
                                      [--switch-modules NAME...]
-                                     [--switch-properties]
+                                     [--switch-properties [FILE...]]
 
 It runs pytest, one process at a time (one process can hold a TPU), in
 two parts:
@@ -35,8 +35,10 @@ two parts:
    device, whatever its size, and checked against the host's result
    (the plugin's ``--jaxndimage-accelerated``: within the tolerance of
    ``tests/test_accelerator.py``, dtypes and exceptions equal).  With
-   ``--switch-properties`` the property tests run so too, after the
-   first part (``compat_tests/switch_check.py``).
+   ``--switch-properties [FILE...]`` the property tests (all, or those
+   files) run so too, after the first part
+   (``compat_tests/switch_check.py``); on a TPU each configuration they
+   draw compiles there, so the files may need runs of their own.
 
 A test that aborts the whole process (XLA's TPU compiler aborts on some
 dtype conversions instead of raising) is recorded as aborted, and pytest
@@ -153,9 +155,12 @@ def main(argv: list[str] | None = None) -> int:
                                              "with numpy input, each call "
                                              "also under the switch "
                                              "(default: none)")
-    parser.add_argument("--switch-properties", action="store_true",
-                        help="also run the property tests with every call "
-                             "on numpy input also under the switch")
+    parser.add_argument("--switch-properties", nargs="*", default=None,
+                        metavar="FILE",
+                        help="also run the property tests (these files; "
+                             "none: all of them and test_position.py) "
+                             "with every call on numpy input also under "
+                             "the switch")
     parser.add_argument("targets", nargs="*", default=TARGETS)
     options = parser.parse_args(argv)
     out = Path(options.out)
@@ -163,10 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     parts = {}
     with (out / "lane.log").open("w") as log:
         parts["jaxndimage's device tests"] = _run(options.targets, log)
-        if options.switch_properties:
+        if options.switch_properties is not None:
+            files = options.switch_properties or [
+                *PROPERTY_TESTS, "compat_tests/test_position.py"]
             parts["property tests, numpy input, also under the switch"] = (
-                _run([*PROPERTY_TESTS, "compat_tests/test_position.py",
-                      "--jaxndimage-accelerated", "default"], log))
+                _run([*files, "--jaxndimage-accelerated", "default"], log))
         plain = {name: value for name, value in os.environ.items()
                  if name != "SCIPY_ARRAY_API"}
         plain["PYTHONPATH"] = os.pathsep.join(
