@@ -6,6 +6,7 @@ command, on whatever device JAX has.
                                      [--numpy-modules NAME...]
                                      [--switch-modules NAME...]
                                      [--switch-properties [FILE...]]
+                                     [--select EXPRESSION]
 
 It runs pytest, one process at a time (one process can hold a TPU), in
 two parts:
@@ -39,6 +40,8 @@ two parts:
    files) run so too, after the first part
    (``compat_tests/switch_check.py``); on a TPU each configuration they
    draw compiles there, so the files may need runs of their own.
+   ``--select EXPRESSION`` runs only SciPy's tests that pytest's ``-k``
+   selects, to split a module over runs that each fit a time limit.
 
 A test that aborts the whole process (XLA's TPU compiler aborts on some
 dtype conversions instead of raising) is recorded as aborted, and pytest
@@ -155,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
                                              "with numpy input, each call "
                                              "also under the switch "
                                              "(default: none)")
+    parser.add_argument("--select", metavar="EXPRESSION",
+                        help="only SciPy's tests that pytest's -k "
+                             "EXPRESSION selects (to split a module over "
+                             "runs)")
     parser.add_argument("--switch-properties", nargs="*", default=None,
                         metavar="FILE",
                         help="also run the property tests (these files; "
@@ -179,14 +186,19 @@ def main(argv: list[str] | None = None) -> int:
             [str(ROOT), os.environ.get("PYTHONPATH", "")])
         jax_arrays = dict(plain, SCIPY_ARRAY_API=json.dumps(["jax.numpy"]))
         switched = ["--jaxndimage-accelerated", "default"]
-        runs = ([(module, "JAX arrays", ["-k", "jax"], jax_arrays)
+        chosen = options.select
+        jax_only = ["-k", "jax" if chosen is None else f"jax and ({chosen})"]
+        numpy_only = [] if chosen is None else ["-k", chosen]
+        runs = ([(module, "JAX arrays", jax_only, jax_arrays)
                  for module in options.scipy_modules]
-                + [(module, "numpy input", [], plain)
+                + [(module, "numpy input", numpy_only, plain)
                    for module in options.numpy_modules]
-                + [(module, "numpy input, also under the switch", switched,
-                    plain) for module in options.switch_modules])
+                + [(module, "numpy input, also under the switch",
+                    switched + numpy_only, plain)
+                   for module in options.switch_modules])
         for module, arrays, select, environment in runs:
-            parts[f"scipy.ndimage.tests.{module}, {arrays}"] = _run(
+            picked = "" if chosen is None else f" (-k {chosen!r})"
+            parts[f"scipy.ndimage.tests.{module}, {arrays}{picked}"] = _run(
                 ["--rootdir", str(SCIPY_ROOT), "--pyargs",
                  f"scipy.ndimage.tests.{module}", "-p",
                  "compat_tests.scipy_plugin", *select], log, environment,
