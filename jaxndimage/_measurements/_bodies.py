@@ -81,6 +81,9 @@ def _run_statistic(plan: StatisticPlan, input: Any, labels: Any, index: Any,
             and not any(_is_traced(x) for x in jax.tree.leaves(operands))):
         return _measure_kernel(input, labels, index, low, operands, None,
                                plan=plan)
+    if plan.mode != "array" and plan.statistic in _SUMMED_BY_NUMPY:
+        return like_input(_one_region_on_host(plan, input, labels, index),
+                          input)
     if plan.statistic == "median":
         medians = _medians_on_host(plan, input, labels, index, low)
         if medians is not None:
@@ -108,6 +111,52 @@ def _run_statistic(plan: StatisticPlan, input: Any, labels: Any, index: Any,
     result = jax.tree.map(lambda part: np.asarray(part)[:index.size].reshape(
         index.shape + part.shape[1:]), result)
     return jax.tree.map(lambda part: like_input(part, input), result)
+
+
+#: The statistics whose value over one region SciPy forms from numpy's
+#: sums of the region's values (:func:`_one_region_on_host`).
+_SUMMED_BY_NUMPY = frozenset({"sum", "mean", "variance",
+                              "standard_deviation", "center_of_mass"})
+
+
+def _one_region_on_host(plan: StatisticPlan, input: Any, labels: Any,
+                        index: Any) -> np.ndarray:
+    """A statistic of `_SUMMED_BY_NUMPY` over one region (every point, the
+    points of positive labels, or those of one label) of host arrays, as
+    SciPy forms it: numpy's sum of the region's values in their own dtype
+    (pairwise, in float32 for float32 input), the centred squares from
+    numpy's mean, and for `center_of_mass` the sums of the values times
+    each coordinate in float64 over the sum of the values.  SciPy's bits,
+    which a reduction in float64 or in XLA's order does not give."""
+    values = np.asarray(input)
+
+    def region(array: np.ndarray) -> np.ndarray:
+        # SciPy's `_stats` single group: the array itself without labels.
+        if plan.mode == "all":
+            return array
+        array, marks = np.broadcast_arrays(array, np.asarray(labels))
+        return array[marks > 0 if plan.mode == "positive"
+                     else marks == index]
+
+    def mean_of(array: np.ndarray) -> Any:
+        return array.sum() / np.asanyarray(array.size).astype(np.float64)
+
+    points = region(values)
+    if plan.statistic == "sum":
+        return np.asarray(points.sum())
+    if plan.statistic == "mean":
+        return np.asarray(mean_of(points))
+    if plan.statistic == "center_of_mass":
+        mass = points.sum()
+        grids = np.ogrid[tuple(slice(0, n) for n in values.shape)]
+        return np.array([region(values * grid.astype(float)).sum() / mass
+                         for grid in grids])
+    centred = points - points.mean()
+    squares = (centred * centred.conjugate()).sum()
+    variance = squares / np.asanyarray(points.size).astype(float)
+    if plan.statistic == "variance":
+        return np.asarray(variance)
+    return np.asarray(np.sqrt(variance))
 
 
 #: The shortest index array :func:`_run_statistic` passes to a bucketed kernel.
@@ -313,12 +362,14 @@ def _center_of_mass_body(groups: _Groups) -> jax.Array:
     weighted = [values * grid.astype(dtype) for grid in grids]
     if groups.dense:  # one pass over the points for every sum
         sums = _group_sum(groups, jnp.stack([values] + weighted, axis=-1))
-        mass, moments = sums[:, 0], sums[:, 1:]
+        mass, moments = sums[:, 0], [sums[:, 1 + k] for k in range(len(grids))]
     else:
         mass = _group_sum(groups, values)
-        moments = jnp.stack([_group_sum(groups, w) for w in weighted],
-                            axis=-1)
-    return _per_index(groups, moments / mass[:, None])
+        moments = [_group_sum(groups, w) for w in weighted]
+    # One division per axis, as SciPy's: XLA turns a division by a
+    # broadcast array into a product with its reciprocal, which rounds
+    # twice.
+    return _per_index(groups, jnp.stack([m / mass for m in moments], axis=-1))
 
 
 def _bin_counts(values, segments, edges, count, size, keys=None):
