@@ -9,7 +9,9 @@ compiles nothing, and :func:`_measure_kernel`, one compiled program per
 plan, groups the points (:func:`._groups._groups`) and runs the body
 ``_BODIES[plan.statistic]``: a function of the groups (and the statistic's
 operands) that returns arrays.  `median` of host arrays over an integer
-index is sorted on the host by numpy instead (:func:`_medians_on_host`).
+index is sorted on the host by numpy instead (:func:`_medians_on_host`),
+and the sums of one region of host arrays are numpy's, as SciPy's
+(:func:`_one_region_on_host`).
 The public functions and their finish steps are in :mod:`._statistics`
 and :mod:`._histogram`.
 """
@@ -138,14 +140,12 @@ def _one_region_on_host(plan: StatisticPlan, input: Any, labels: Any,
         return array[marks > 0 if plan.mode == "positive"
                      else marks == index]
 
-    def mean_of(array: np.ndarray) -> Any:
-        return array.sum() / np.asanyarray(array.size).astype(np.float64)
-
     points = region(values)
     if plan.statistic == "sum":
         return np.asarray(points.sum())
     if plan.statistic == "mean":
-        return np.asarray(mean_of(points))
+        return np.asarray(points.sum() / np.asanyarray(
+            points.size).astype(np.float64))
     if plan.statistic == "center_of_mass":
         mass = points.sum()
         grids = np.ogrid[tuple(slice(0, n) for n in values.shape)]
