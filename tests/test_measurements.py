@@ -67,6 +67,21 @@ def test_float_index_with_integer_labels_is_truncated_as_in_scipy():
                                ndi.mean(IMAGE, LABELS, index))
 
 
+@pytest.mark.parametrize("shape", [(1, 30), (30,)])
+def test_center_of_mass_over_broadcasting_labels_has_the_inputs_coordinates(
+        shape):
+    # SciPy's coordinates are the input's: one per input axis, 0 along an
+    # axis of length 1 that the labels broadcast.
+    image = np.random.default_rng(3).random(shape)
+    labels = np.random.default_rng(4).integers(0, 3, (4, 30))
+    for given in (image, jnp.asarray(image)):
+        for index in (None, 1, [1, 2]):
+            ours = jnd.center_of_mass(given, labels, index)
+            theirs = ndi.center_of_mass(image, labels, index)
+            np.testing.assert_allclose(np.asarray(ours, float),
+                                       np.asarray(theirs), rtol=1e-6)
+
+
 def test_median_of_one_region_holding_nan_is_nan_as_numpys():
     # SciPy takes numpy.median of one region (no labels, labels > 0, a
     # scalar index): NaN if any value is; over an index array it selects

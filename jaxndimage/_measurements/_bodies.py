@@ -65,6 +65,10 @@ def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
     input = as_array(input)
     plan, labels, index, low = _plan(statistic, input, labels, index,
                                      exact_index)
+    if statistic == "center_of_mass":
+        # SciPy's coordinates are the input's own: 0 along an axis of
+        # length 1 that the labels broadcast it along.
+        operands = (np.array([extent != 1 for extent in input.shape]),)
     low = None if low is None else np.asarray(low, jnp.result_type(int))
     return Planned(plan, _run_statistic, (input, labels, index, low,
                                           operands))
@@ -353,13 +357,18 @@ def _extrema_body(groups: _Groups):
             _positions_of(groups, False), _positions_of(groups, True), count)
 
 
-def _center_of_mass_body(groups: _Groups) -> jax.Array:
+def _center_of_mass_body(groups: _Groups, moving: jax.Array) -> jax.Array:
+    """The centres of mass over the coordinates of the input's axes (the
+    last ``moving.size`` axes of the broadcast shape), each 0 where
+    ``moving`` is False (an axis of length 1 in the input)."""
     dtype = _float_dtype(groups.values.dtype)
     values = groups.values.astype(dtype)
     grids = _unravel(jnp.arange(values.size), groups.shape)
+    grids = grids[len(grids) - moving.shape[0]:]
     if not grids:
         return _per_index(groups, jnp.zeros((groups.size, 0), dtype))
-    weighted = [values * grid.astype(dtype) for grid in grids]
+    weighted = [values * (grid.astype(dtype) * moving[axis].astype(dtype))
+                for axis, grid in enumerate(grids)]
     if groups.dense:  # one pass over the points for every sum
         sums = _group_sum(groups, jnp.stack([values] + weighted, axis=-1))
         mass, moments = sums[:, 0], [sums[:, 1 + k] for k in range(len(grids))]
