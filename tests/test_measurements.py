@@ -1,6 +1,9 @@
 """Measurements: results and types against SciPy, errors, JAX transforms,
 host-only functions under a trace, dask input."""
 
+import contextlib
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -65,6 +68,49 @@ def test_float_index_with_integer_labels_is_truncated_as_in_scipy():
                                   ndi.maximum(IMAGE, LABELS, index))
     np.testing.assert_allclose(jnd.mean(IMAGE, LABELS, index),
                                ndi.mean(IMAGE, LABELS, index))
+
+
+@pytest.mark.parametrize("route", ["host", "kernel"])
+@pytest.mark.parametrize("shape, labels_shape", [
+    ((40, 30), (40, 30)), ((9, 8, 7), (9, 8, 7)), ((5, 6, 4, 3), (5, 6, 4, 3)),
+    ((1, 30), (40, 30)), ((40, 30), (30,))])
+def test_sums_over_an_index_array_are_scipys_bits(route, shape, labels_shape,
+                                                  monkeypatch):
+    # Host arrays take numpy's bincount as SciPy's _stats does, with its
+    # warnings (absent labels divide 0 by 0); the kernel (JAX arrays off
+    # the CPU, and labels bincount does not take) sums in the same order.
+    from jaxndimage._measurements import _bodies
+
+    if route == "kernel":
+        monkeypatch.setattr(_bodies, "_labelled_sums_on_host",
+                            lambda *args: None)
+    rng = np.random.default_rng(len(shape))
+    index = np.array([[0, 1, 2], [5, 9, -1]])
+    for dtype in (np.float32, np.float64, np.int16, np.bool_):
+        image = (rng.standard_normal(shape) * 50).astype(dtype)
+        labels = rng.integers(0, 6, labels_shape).astype(np.int32)
+        for name in ("sum_labels", "mean", "center_of_mass"):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                ours = getattr(jnd, name)(image, labels, index)
+            with pytest.warns(RuntimeWarning) if name != "sum_labels" else (
+                    contextlib.nullcontext()):
+                theirs = getattr(ndi, name)(image, labels, index)
+            _assert_same(ours, theirs, rtol=0)
+            if route == "host":
+                assert ([w.category for w in caught] != []) == (
+                    name != "sum_labels")
+
+
+def test_a_0d_index_of_summed_statistics_is_a_type_error_as_in_scipy():
+    for name in ("sum", "mean", "variance", "center_of_mass"):
+        with pytest.raises(TypeError):
+            getattr(ndi, name)(IMAGE, LABELS, np.array(2))
+        with pytest.raises(TypeError, match="index"):
+            getattr(jnd, name)(IMAGE, LABELS, np.array(2))
+    # The selections take it, as SciPy's do.
+    assert jnd.maximum(IMAGE, LABELS, np.array(2)) == ndi.maximum(
+        IMAGE, LABELS, np.array(2))
 
 
 @pytest.mark.parametrize("shape", [(1, 30), (30,)])

@@ -109,6 +109,12 @@ DENSE_STATISTICS = frozenset({
     "histogram"})
 
 
+#: The statistics SciPy forms from the counts and sums per label of its
+#: ``_stats``.
+SUMMED_STATISTICS = frozenset({"sum", "mean", "variance",
+                               "standard_deviation", "center_of_mass"})
+
+
 def _broadcast_shape(input_shape, labels_shape) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(input_shape, labels_shape))
@@ -148,6 +154,12 @@ def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
     if np.isscalar(index):
         return plan("scalar"), labels, np.asarray(index), None
     index = index if is_jax_array(index) else as_numpy(index)
+    if statistic in SUMMED_STATISTICS and index.ndim == 0:
+        # SciPy's `_stats` writes into what a 0-d index reads: a scalar.
+        raise TypeError("index: a 0-d array is not accepted by sum_labels, "
+                        "mean, variance, standard_deviation and "
+                        "center_of_mass (SciPy raises TypeError); give a "
+                        "scalar or a 1-d array")
     if (not exact_index and labels.size == 0 and index.size
             and _safely_castable_to_int(labels.dtype)):
         # SciPy takes labels.min() to choose how to count.
