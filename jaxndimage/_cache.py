@@ -319,11 +319,13 @@ def kernel_entry() -> None:
 
 #: The most compiled programs all kernel caches keep in memory together;
 #: beyond it the least recently used is dropped (and loaded from disk, or
-#: compiled, again when next needed).  Each program holds mapped pages of
-#: machine code (an XLA CPU program about 18 mappings): a process that
-#: kept every program it ever compiled would exhaust Linux's 65 530
-#: memory mappings per process, where XLA's compiler then crashes.
-MOST_PROGRAMS = 1024
+#: compiled, again when next needed), and its machine code unmapped (see
+#: :meth:`KernelCache._compile`).  Each program holds tens of memory
+#: mappings (the measurements' kernels about fifty): this many leave most
+#: of Linux's 65 530 mappings per process to everything else, where a
+#: process that kept every program it compiled would exhaust them, and
+#: XLA's compiler then crashes.
+MOST_PROGRAMS = 512
 
 #: (kernel cache, key) of every program in memory, least recently used
 #: first.
@@ -444,7 +446,13 @@ class KernelCache:
         return compiled
 
     def _compile(self, args: tuple, static: dict, device: jax.Device) -> Any:
-        lowered = functools.cache(lambda: self.jitted.lower(*args, **static))
+        # Lowered through a jit of its own: JAX's tracing and lowering
+        # caches keep a jitted function's programs, machine code included,
+        # for as long as the function lives (up to thousands of them), so
+        # programs lowered by the kernel's own jit would outlive their
+        # eviction here (`MOST_PROGRAMS`).  This jit's entries die with it.
+        function = functools.partial(self.jitted.__wrapped__, **static)
+        lowered = functools.cache(lambda: jax.jit(function).lower(*args))
         # Tuned on and for CPUs: never applied to another platform.
         options = (self.cpu_compiler_options if device.platform == "cpu"
                    else {})

@@ -371,3 +371,34 @@ def test_programs_kept_in_memory_are_bounded(cache_dir, monkeypatch):
     np.testing.assert_array_equal(
         jn.generic_filter1d(images[0], _line_interior, 3), first)
     assert _cache.stats["loaded"] == loaded + 1
+
+
+@pytest.mark.skipif(not pathlib.Path("/proc/self/maps").exists(),
+                    reason="counts the process's memory mappings, which only "
+                           "Linux lists in /proc/self/maps")
+def test_programs_dropped_from_memory_release_their_machine_code(monkeypatch):
+    # JAX's tracing and lowering caches keep every program a jitted
+    # function compiled while the function lives; kernels compile through a
+    # jit of their own per program, so a program dropped here unmaps its
+    # code.  Without that each program kept a few mappings more, and a
+    # process that compiled a few thousand ran out of them and crashed.
+    import gc
+
+    monkeypatch.setenv("JAXNDIMAGE_CACHE", "0")
+    monkeypatch.setattr(_cache, "MOST_PROGRAMS", 4)
+
+    @_cache.cached_jit(static_argnames=("k",))
+    def kernel(x, *, k):
+        return jnp.sin(x) * k + jnp.cos(x * k)
+
+    def mappings() -> int:
+        gc.collect()
+        return len(pathlib.Path("/proc/self/maps").read_text().splitlines())
+
+    x = np.ones(16, np.float32)
+    for k in range(8):
+        kernel(x, k=k)
+    before = mappings()
+    for k in range(8, 88):
+        kernel(x, k=k)
+    assert mappings() - before < 40
