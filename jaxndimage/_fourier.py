@@ -69,13 +69,15 @@ _REAL_OUTPUTS = (np.complex64, np.complex128, np.float32, np.float64)
 _COMPLEX_OUTPUTS = (np.complex64, np.complex128)
 
 
-def _frequencies(shape: tuple[int, ...], n: int, axis: int
+def _frequencies(shape: tuple[int, ...], n: int, axis: int, kind: str
                  ) -> list[np.ndarray | None]:
     """Per axis, the signed frequency index of every sample (None for axes
-    of length 1, which SciPy leaves unfiltered)."""
+    of length 1, which SciPy leaves unfiltered, except in the ellipsoid's
+    radius: there SciPy adds their one frequency, 0, times the axis's
+    scale, which is NaN where the scale is infinite, as for ``n=0``)."""
     tables = []
     for k, length in enumerate(shape):
-        if length <= 1:
+        if length <= 1 and not (kind == "ellipsoid" and length == 1):
             tables.append(None)
         elif k == axis and n >= 0:
             tables.append(np.arange(length, dtype=np.float64))
@@ -176,7 +178,9 @@ def _ellipsoid(scaled: list[Array], ndim: int, dtype: np.dtype) -> Array:
     r2 = radius * radius
     series = 1.0 - r2 / 10.0 * (1.0 - r2 / 28.0 * (
         1.0 - r2 / 54.0 * (1.0 - r2 / 88.0)))
-    return jnp.where(radius < 0.5, series, value)
+    # A NaN radius (an infinite scale) leaves the point as it is, as in
+    # SciPy's C code.
+    return jnp.where(radius > 0, jnp.where(radius < 0.5, series, value), 1.0)
 
 
 def _sinc(x: Array) -> Array:
@@ -234,7 +238,8 @@ def _fourier_kernel(x: Array, parameters: Array, *, kind: str, n: int,
     terms = [_along(_table(kind, parameters[k], positive[k], length,
                            jnp.asarray(freq), dtype), k, x.ndim)
              for k, (freq, length) in enumerate(zip(
-                 _frequencies(x.shape, n, axis), _lengths(x.shape, n, axis)))
+                 _frequencies(x.shape, n, axis, kind),
+                 _lengths(x.shape, n, axis)))
              if freq is not None]
     return _apply(kind, x, terms, x.ndim, dtype, out_dtype)
 
@@ -245,8 +250,8 @@ def _axis_tables(parameters: Array, lengths: Array, shape: Array, *,
     """The tables (:func:`_table`) of the axes of traced ``shape`` and
     transform ``lengths`` (axis ``real_axis`` a real transform) over the
     frequency indices ``0 .. length - 1``.  An axis of one sample, which
-    SciPy leaves unfiltered, has the neutral table (1 for a factor, else
-    0)."""
+    SciPy leaves unfiltered, has the neutral table (1 for a factor, 0 for
+    a phase) but in the ellipsoid's radius (see :func:`_frequencies`)."""
     index = lax.iota(np.int32, length)
     positive = parameters > 0
     parameters = parameters.astype(dtype)
@@ -258,7 +263,8 @@ def _axis_tables(parameters: Array, lengths: Array, shape: Array, *,
             index < (extent + 1) // 2, index, index - extent)
         table = _table(kind, parameters[k], positive[k],
                        lengths[k].astype(dtype), freq, dtype)
-        rows.append(jnp.where(extent > 1, table, neutral).astype(dtype))
+        kept = extent > 1 if kind != "ellipsoid" else extent > 0
+        rows.append(jnp.where(kept, table, neutral).astype(dtype))
     return jnp.stack(rows)
 
 

@@ -68,6 +68,23 @@ def test_ellipsoid_large_sizes_use_accurate_bessel():
                                atol=1e-13)
 
 
+@pytest.mark.parametrize("shape, size, n, axis", [
+    ((1,), 2.0, 0, 0), ((1, 6), (0.5, 1.5), 0, 0), ((5, 6), (0.5, 1.5), 0, 1),
+    ((2, 3, 4), (np.inf, 1.0, 1.0), -1, -1),
+    ((1, 3, 4), (np.inf, 1.0, 1.0), -1, -1), ((4, 1), (1.0, np.nan), -1, -1)])
+def test_ellipsoid_of_an_infinite_scale_is_scipys(shape, size, n, axis):
+    # n=0 along the real axis, or an infinite or NaN size, makes an axis's
+    # scale non-finite: SciPy's radius then sums 0 times it (NaN) for an
+    # axis of one sample too, and leaves the points whose radius is NaN
+    # as they are (in 1-D the factor is NaN).
+    x = np.random.default_rng(0).standard_normal(shape) + 1j
+    expected = ndi.fourier_ellipsoid(x, size, n=n, axis=axis)
+    for given in (x, jnp.asarray(x)):
+        np.testing.assert_allclose(
+            jnd.fourier_ellipsoid(given, size, n=n, axis=axis), expected,
+            rtol=1e-6)
+
+
 def test_output_rules():
     image = np.ones((4, 4), np.float32)
     assert jnd.fourier_gaussian(image, 1, output=np.complex64).dtype == \
