@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -173,44 +174,60 @@ def _labelled_sums_on_host(plan: StatisticPlan, input: Any, labels: Any,
     """A statistic of `_COUNTED_BY_BINCOUNT` per label of an index array,
     of host arrays, as SciPy's ``_stats`` forms it where numpy counts the
     labels directly (integers, none negative, none above the number of
-    points): ``bincount`` of the labels weighted by the values in float64
-    (for `center_of_mass`, by the values times each coordinate), read at
-    the index truncated to integers, 0 for labels that do not occur.
-    SciPy's bits and SciPy's warnings (a mean or a centre over no mass
-    divides by zero), with no copy into a bucket and nothing compiled:
-    numpy's sequential ``bincount`` is faster on a CPU than XLA's
-    scatter.  None where this does not apply (other labels or complex
-    values); the kernel serves those."""
+    points): the values (for `center_of_mass`, the values times each
+    coordinate) added up per label in float64 in raster order, as
+    ``bincount`` adds them, read at the index truncated to integers, 0 for
+    labels that do not occur.  SciPy's bits and SciPy's warnings (a mean
+    or a centre over no mass divides by zero), nothing compiled.  The sums
+    run over blocks of rows by ``np.add.at``, which continues each
+    label's sum where the block before left it (the same additions in the
+    same order), so no product over the whole array is stored.  None
+    where this does not apply (other labels or complex values); the
+    kernel serves those."""
     values = np.asarray(input)
     if values.dtype.kind not in "biuf" or not _safely_castable_to_int(
             labels.dtype):
         return None
     shape = _broadcast_shape(values.shape, labels.shape)
     marks = np.broadcast_to(np.asarray(labels), shape)
-    high = marks.max()
+    high = int(marks.max())
     if marks.min() < 0 or high > marks.size:
         return None
-    marks = marks.ravel()
     keys = np.asanyarray(index, np.int_).copy()
     found = (keys >= 0) & (keys <= high)
     keys[~found] = 0
+    rows = max(1, _SUMMED_BLOCK // max(1, math.prod(shape[1:])))
+    blocks = [slice(start, start + rows) for start in range(0, shape[0], rows)]
+    spread = np.broadcast_to(values, shape)
 
-    def summed(weights: np.ndarray) -> np.ndarray:
-        sums = np.bincount(marks, np.broadcast_to(weights, shape).ravel())
+    def summed(weights: Callable[[slice], np.ndarray]) -> np.ndarray:
+        """The sums of ``weights(rows)`` over each block of rows."""
+        sums = np.zeros(high + 1)
+        for block in blocks:
+            np.add.at(sums, marks[block].ravel(),
+                      weights(block).astype(np.float64, copy=False).ravel())
         sums = sums[keys]
         sums[~found] = 0
         return sums
 
     if plan.statistic == "sum":
-        return summed(values)
+        return summed(spread.__getitem__)
     if plan.statistic == "mean":
-        counts = np.bincount(marks)[keys]
+        counts = np.bincount(marks.ravel(), minlength=high + 1)[keys]
         counts[~found] = 0
-        return summed(values) / counts.astype(np.float64)
-    mass = summed(values)
+        return summed(spread.__getitem__) / counts.astype(np.float64)
+    mass = summed(spread.__getitem__)
+    # SciPy's products, the values times the input's coordinates in
+    # float64 (a block at a time here).
     grids = np.ogrid[tuple(slice(0, n) for n in values.shape)]
-    return np.stack([summed(values * grid.astype(float)) / mass
-                     for grid in grids], axis=-1)
+    coordinates = [np.broadcast_to(grid.astype(float), shape)
+                   for grid in grids]
+    return np.stack([summed(lambda block, c=c: spread[block] * c[block])
+                     / mass for c in coordinates], axis=-1)
+
+
+#: Points per block of :func:`_labelled_sums_on_host`.
+_SUMMED_BLOCK = 2 ** 16
 
 
 #: The shortest index array :func:`_run_statistic` passes to a bucketed kernel.
