@@ -118,11 +118,15 @@ def test_center_of_mass_over_broadcasting_labels_has_the_inputs_coordinates(
         shape):
     # SciPy's coordinates are the input's: one per input axis, 0 along an
     # axis of length 1 that the labels broadcast.
+    import dask
+    import dask.array as da
+
     image = np.random.default_rng(3).random(shape)
     labels = np.random.default_rng(4).integers(0, 3, (4, 30))
-    for given in (image, jnp.asarray(image)):
+    for given in (image, jnp.asarray(image),
+                  da.from_array(image, chunks=(1,) * (image.ndim - 1) + (7,))):
         for index in (None, 1, [1, 2]):
-            ours = jnd.center_of_mass(given, labels, index)
+            ours = dask.compute(jnd.center_of_mass(given, labels, index))[0]
             theirs = ndi.center_of_mass(image, labels, index)
             np.testing.assert_allclose(np.asarray(ours, float),
                                        np.asarray(theirs), rtol=1e-6)

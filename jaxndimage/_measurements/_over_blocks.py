@@ -72,11 +72,17 @@ def _summed_over_blocks(name: str, sum_labels: Callable, input: Any,
     scalar = labels is None or index is None or np.isscalar(index)
     shape = () if scalar else np.shape(index)
     ndim = input.ndim
+    extents = input.shape
 
     def partial(values, block_labels, offset):
         if name == "center_of_mass":
             grids = np.ogrid[tuple(slice(o, o + n) for o, n
                                    in zip(offset, np.shape(values)))]
+            # SciPy's coordinates are the input's own (the blocks are of
+            # its shape broadcast against the labels): its axes, the last
+            # ones, and 0 along an axis of length 1.
+            grids = [grid * (extent != 1) for grid, extent
+                     in zip(grids[len(grids) - ndim:], extents)]
             return (sum_labels(values, block_labels, index),
                     *(sum_labels(values * grid.astype(float), block_labels,
                                  index) for grid in grids))
