@@ -15,19 +15,14 @@ roots by a prefix sum gives SciPy's labels.
 
 Both routes read a *guarded layout* (:func:`_guarded_shape`): the
 array's foreground flat, with background guards that keep every
-neighbour read inside the buffer.  Concrete CPU input is laid out by the
-host, which finds the runs, their links (:func:`_links`) and the
-components of the links (:func:`_host_components`, the same hooking and
-pointer jumping in numpy), and paints each run's label into the array
-(:func:`_painted`), or for short runs (noise) looks each point's label
-up by its run: numpy scans and writes many times faster than XLA's CPU
-code, and nothing compiles.  Where runs are short, numpy pays per run,
-and one program that links them and reads each point's label
-(:func:`_label_flat`, per buffer length and power of two of runs) runs
-up to about a fifth faster on volumes: a program's short runs go to
-numpy until they have cost about what it compiles in
-(`PROGRAM_AFTER_S`), then to it.  Other
-concrete input is labelled in one program at its shape
+neighbour read inside the buffer.  Concrete CPU input is labelled by
+numpy (:func:`_label_on_host`), which finds the runs, their links
+(:func:`_links`) and the components of the links
+(:func:`_host_components`, the same hooking and pointer jumping), and
+paints each run's label into the array (:func:`_painted`), or for short
+runs (noise) looks each point's label up by its run: numpy scans and
+writes several times faster than XLA's CPU code, and nothing compiles.
+Other concrete input is labelled in one program at its shape
 (:func:`_label_exact`), its runs counted first and numbered by a prefix
 sum and a binary search; traced input likewise, with one node per point.
 The programs find the components by :func:`_components`.
@@ -42,17 +37,16 @@ neither.
 from __future__ import annotations
 
 import math
-import time
+from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxndimage._cache import SecondsSpent, cached_jit
-from jaxndimage._canvas import concrete_on_cpu, list_length, nonzero_mask
+from jaxndimage._cache import cached_jit
+from jaxndimage._canvas import concrete_on_cpu
 from jaxndimage._propagation import shifted_by
-from jaxndimage._support import aligned_empty
 
 
 def _backward_offsets(structure: np.ndarray) -> tuple[tuple[int, ...], ...]:
@@ -177,8 +171,7 @@ def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
-                runs: int | None, numbered: tuple[jax.Array, jax.Array] | None
-                = None) -> tuple[jax.Array, jax.Array, jax.Array]:
+                runs: int | None) -> tuple[jax.Array, jax.Array, jax.Array]:
     """SciPy's label of each run, each point's run and the number of labels
     for the flat guarded layout ``foreground`` (see :func:`_guarded_shape`)
     of strides ``strides``, by union-find over runs (:func:`_components`).
@@ -187,9 +180,8 @@ def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
     are meaningless.
 
     With ``runs`` (a bound of the number of runs, for concrete input) the
-    runs are numbered in raster order of their first points: by a prefix
-    sum here, or by the host, ``numbered`` being each point's run and the
-    first points of the runs (padded with ``foreground.size``); with None
+    runs are numbered in raster order of their first points by a prefix
+    sum; with None
     (a trace, where the number is not known) a run is named by the flat
     index of its first point.  Either way a feature's first run is its
     smallest node.
@@ -215,14 +207,11 @@ def _union_find(foreground: jax.Array, strides: Any, offsets, index_dtype,
         firsts = jnp.arange(size, dtype=index_dtype)
         valid = foreground
     else:
-        if numbered is None:
-            count = _prefix_count(start, index_dtype)
-            node = jnp.maximum(count - 1, 0)
-            firsts = jnp.searchsorted(
-                count, jnp.arange(1, runs + 1, dtype=index_dtype)
-            ).astype(index_dtype)
-        else:
-            node, firsts = numbered
+        count = _prefix_count(start, index_dtype)
+        node = jnp.maximum(count - 1, 0)
+        firsts = jnp.searchsorted(
+            count, jnp.arange(1, runs + 1, dtype=index_dtype)
+        ).astype(index_dtype)
         nodes = runs
         valid = is_node = firsts < size
         firsts = jnp.minimum(firsts, size - 1)
@@ -305,23 +294,19 @@ def _host_components(a: np.ndarray, b: np.ndarray, runs: int
 
     Each root is hooked onto the smallest root linked to it
     (``np.minimum.at``) after pointer jumping has made every run point at
-    its root; links whose two runs share a root are dropped, as they share
-    one from then on.  A run's parent is never above it, so a feature's
-    root is its first run.
+    its root (:func:`_point_at_roots`); links whose two runs share a root
+    are dropped, as they share one from then on.  A run's parent is never
+    above it, so a feature's root is its first run.
     """
     parent = np.arange(runs, dtype=a.dtype)
     # The first hooking: every run is its own root yet, and no link joins
     # a run to itself.
     np.minimum.at(parent, np.maximum(a, b), np.minimum(a, b))
     while True:
-        while True:
-            grandparent = parent[parent]
-            if np.array_equal(grandparent, parent):
-                break
-            parent = grandparent
+        _point_at_roots(parent)
         root_a, root_b = parent[a], parent[b]
-        apart = root_a != root_b
-        if not apart.any():
+        apart = np.flatnonzero(root_a != root_b)
+        if not apart.size:
             break
         a, b, root_a, root_b = a[apart], b[apart], root_a[apart], root_b[apart]
         np.minimum.at(parent, np.maximum(root_a, root_b),
@@ -331,18 +316,21 @@ def _host_components(a: np.ndarray, b: np.ndarray, runs: int
     return number[parent], int(number[-1]) if runs else 0
 
 
-@cached_jit(static_argnames=("offsets",))
-def _label_flat(foreground: jax.Array, strides: jax.Array, node: jax.Array,
-                firsts: jax.Array, *, offsets):
-    """Each point's label and the number of labels (:func:`_union_find`,
-    :func:`_per_point`) of a guarded layout laid out by the host in a
-    buffer of a list length, its ``strides`` traced and its runs numbered
-    by the host (``node``, ``firsts``): one program per buffer length and
-    bound of runs, not per shape."""
-    run_labels, node, count = _union_find(foreground, strides, offsets,
-                                          node.dtype, firsts.shape[0],
-                                          (node, firsts))
-    return _per_point(foreground, run_labels, node), count
+def _point_at_roots(parent: np.ndarray) -> None:
+    """Pointer jumping in place until every node of the forest ``parent``
+    points at its root.  While more than a quarter of the nodes move, a
+    round jumps them all in one pass; then each round jumps only the nodes
+    whose parent is not yet a root, so its cost shrinks with them."""
+    while True:
+        grandparent = parent[parent]
+        jumping = np.flatnonzero(grandparent != parent)
+        if 4 * jumping.size <= parent.size:
+            break
+        np.copyto(parent, grandparent)
+    while jumping.size:
+        grandparent = parent[parent[jumping]]
+        parent[jumping] = grandparent
+        jumping = jumping[parent[grandparent] != grandparent]
 
 
 @cached_jit(static_argnames=("offsets", "index_dtype", "runs"))
@@ -371,15 +359,10 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
     """SciPy's labels of ``input`` and their number, by union-find over
     runs.
 
-    Concrete input on a CPU is laid out guarded (:func:`_guarded_shape`)
-    by the host in a buffer of a list length (:func:`list_length`), where
-    numpy finds its runs, links them, finds their components and paints
-    them; short runs of a program of :func:`_label_flat` (one per buffer
-    length and bound of runs) whose numpy runs have cost
-    `PROGRAM_AFTER_S` are labelled by it.  Its labels come back as a
-    numpy array.  Other concrete input is labelled at its own shape, with
-    the runs counted first; traced input with one node per point.  Those
-    labels are JAX arrays.
+    Concrete input on a CPU is labelled by numpy
+    (:func:`_label_on_host`), its labels a numpy array.  Other concrete
+    input is labelled at its own shape, with the runs counted first;
+    traced input with one node per point.  Those labels are JAX arrays.
     """
     if isinstance(input, jax.core.Tracer):
         return _label_exact(input, offsets=offsets, index_dtype=index_dtype,
@@ -389,96 +372,80 @@ def _label_runs(input: Any, offsets: tuple[tuple[int, ...], ...],
                             input.size)
         return _label_exact(input, offsets=offsets, index_dtype=index_dtype,
                             runs=None if bound == input.size else bound)
+    return _label_on_host(input, offsets, index_dtype)
+
+
+def _label_on_host(input: Any, offsets: tuple[tuple[int, ...], ...],
+                   index_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_label_runs` of concrete CPU input in numpy, nothing
+    compiled: the input laid out guarded (:func:`_guarded_shape`), its
+    runs found, linked (:func:`_links`) and their components found
+    (:func:`_host_components`), then each run's label written.  numpy
+    scans, gathers and writes several times faster than XLA's CPU code
+    does the same steps."""
     guarded = _guarded_shape(input.shape)
-    length = list_length(math.prod(guarded))
-    buffer = aligned_empty(length, np.bool_)
-    buffer[:] = False
     core = _guarded_core(input.shape)
-    buffer[:math.prod(guarded)].reshape(guarded)[core] = nonzero_mask(input)
-    # The runs found by numpy, which scans many times faster than XLA's
-    # CPU code.
+    # Each large array this makes costs its page faults too, which on a
+    # virtual machine take about as long as numpy's pass over it: the
+    # steps write into arrays they have, where they can.
+    buffer = np.zeros(guarded, np.bool_)
+    np.not_equal(np.asarray(input), 0, out=buffer[core])
+    buffer = buffer.reshape(-1)
     along_rows = _along_rows(input.ndim) in offsets
     start = buffer
-    if along_rows:
-        start = buffer.copy()
-        start[1:] &= ~buffer[:-1]
+    if along_rows:  # a point after background (a guard before each row)
+        start = np.empty_like(buffer)
+        start[0] = buffer[0]
+        np.greater(buffer[1:], buffer[:-1], out=start[1:])
     found = np.flatnonzero(start)
-    flat_dtype = label_index_dtype(length)
-    nodes = _runs_bound(found.size, length)
-    strides = _c_strides(guarded)
-    program = (length, nodes, offsets)
-    short = _DENSE_RUNS * found.size > math.prod(guarded)
-    if short and (_host_seconds.get(program) or 0.0) >= PROGRAM_AFTER_S:
-        # Short runs (noise) of a program whose host runs have cost about
-        # what it compiles in: XLA links the runs and reads each point's
-        # label, faster than numpy, paying per run, does.
-        node = aligned_empty(length, flat_dtype)
-        np.cumsum(start, dtype=flat_dtype, out=node)
-        node -= 1
-        np.maximum(node, 0, out=node)
-        firsts = np.full(nodes, length, flat_dtype)
-        firsts[:found.size] = found
-        labels, count = _label_flat(buffer, np.asarray(strides, flat_dtype),
-                                    node, firsts, offsets=offsets)
-        labels = np.asarray(labels)[:math.prod(guarded)].reshape(
-            guarded)[core]
-        return labels, count.astype(index_dtype)
-    # numpy links the runs, finds the components of the links and writes
-    # each run's label.
-    began = time.perf_counter()
+    flat_dtype = label_index_dtype(buffer.size)
+    # Short runs (noise): each point's run by one cumulative sum (a
+    # repeat pays per run), and each point's label by one lookup of it;
+    # long runs: the run of a point by a binary search, each run painted.
+    short = _DENSE_RUNS * found.size > buffer.size
     if short:
-        # Each point's run by one cumulative sum (a repeat pays per run),
-        # and each point's label by one lookup of it.
         node = np.cumsum(start, dtype=flat_dtype)
-        node -= 1
+
+        def run_of(points):
+            return node[points] - 1
     else:
-        node = _run_of_each_point(found, length, flat_dtype)
-    a, b = _links(buffer, found, node, offsets, strides)
+        def run_of(points):
+            return (np.searchsorted(found, points, side="right")
+                    - 1).astype(flat_dtype, copy=False)
+    a, b = _links(buffer, found, run_of, offsets, _c_strides(guarded),
+                  flat_dtype)
     run_labels, count = _host_components(a, b, found.size)
-    run_labels = run_labels.astype(index_dtype, copy=False)
     if short:
-        within = buffer[:math.prod(guarded)].reshape(guarded)[core]
-        at = node[:math.prod(guarded)].reshape(guarded)[core]
-        labels = np.where(within, run_labels.take(at, mode="clip"),
-                          index_dtype.type(0))
-        _host_seconds.add(program, time.perf_counter() - began)
+        # Background points look up the label 0 before the runs'.
+        node *= buffer
+        table = np.zeros(found.size + 1, index_dtype)
+        table[1:] = run_labels
+        labels = table[node.reshape(guarded)[core]]
     else:
         lengths = np.ones(found.size, np.intp)
         if along_rows:  # runs end at the guards
-            lengths = np.flatnonzero(buffer[:-1] & ~buffer[1:]) + 1 - found
-        labels = _painted(run_labels, _unguarded(found, input.shape),
-                          lengths, input.size).reshape(input.shape)
+            lengths = np.flatnonzero(buffer[:-1] > buffer[1:]) + 1 - found
+        labels = _painted(run_labels.astype(index_dtype, copy=False),
+                          _unguarded(found, input.shape), lengths,
+                          input.size).reshape(input.shape)
     return labels, np.asarray(count, index_dtype)
 
 
-#: Per program of :func:`_label_flat` (buffer length, bound of runs,
-#: offsets): the seconds short runs have been labelled by numpy in this
-#: process instead.
-_host_seconds = SecondsSpent()
-
-#: The seconds short runs of a program of :func:`_label_flat` are
-#: labelled by numpy before the program compiles: about what compiling it
-#: costs on a CPU, so that a script over many sizes compiles nothing for
-#: its labels while a long run of one size pays for its program (numpy
-#: takes up to about a fifth longer than it on noise volumes).
-PROGRAM_AFTER_S = 0.3
-
-
-#: Runs are short (:func:`_label_runs`) where more than one point in this
-#: many of the guarded layout starts one.
+#: Runs are short (:func:`_label_on_host`) where more than one point in
+#: this many of the guarded layout starts one.
 _DENSE_RUNS = 8
 
 
-def _links(buffer: np.ndarray, firsts: np.ndarray, node: np.ndarray,
-           offsets: tuple[tuple[int, ...], ...], strides: tuple[int, ...]
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _links(buffer: np.ndarray, firsts: np.ndarray,
+           run_of: Callable[[np.ndarray], np.ndarray],
+           offsets: tuple[tuple[int, ...], ...], strides: tuple[int, ...],
+           dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
     """The links of :func:`_union_find` among the runs of a host guarded
-    layout ``buffer`` (their first points ``firsts``, ascending; ``node``
-    the run of each foreground point): from each run's first point ``p``
-    to the run at ``p + offset`` and from the run at ``p - offset`` to it,
-    for each offset but the one along the runs.  Two arrays of run
-    numbers in ``node``'s dtype."""
-    dtype = node.dtype
+    layout ``buffer`` (their first points ``firsts``, ascending;
+    ``run_of`` the runs of foreground points): from each run's first
+    point ``p`` to the run at ``p + offset`` and from the run at
+    ``p - offset`` to it, for each offset but the one along the runs.
+    Two arrays of run numbers (from 0) in ``dtype``."""
     ours, theirs = [], []
     for offset in offsets:
         if offset == _along_rows(len(offset)):
@@ -489,19 +456,10 @@ def _links(buffer: np.ndarray, firsts: np.ndarray, node: np.ndarray,
             other = firsts + sign * step
             linked = np.flatnonzero(buffer.take(other, mode="clip"))
             ours.append(linked.astype(dtype, copy=False))
-            theirs.append(node[other[linked]])
+            theirs.append(run_of(other[linked]))
     if not ours:
         return np.zeros(0, dtype), np.zeros(0, dtype)
     return np.concatenate(ours), np.concatenate(theirs)
-
-
-def _run_of_each_point(firsts: np.ndarray, length: int, dtype: np.dtype
-                       ) -> np.ndarray:
-    """The number of the run (``firsts``: their first points, ascending)
-    each of ``length`` points lies in or after; 0 before the first."""
-    numbers = np.arange(-1, firsts.size, dtype=dtype)
-    numbers[0] = 0
-    return np.repeat(numbers, np.diff(firsts, prepend=0, append=length))
 
 
 def _unguarded(positions: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

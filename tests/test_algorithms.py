@@ -294,16 +294,11 @@ def test_brute_force_distances_and_features_equal_scipy(kind, per_step,
 
 
 @pytest.mark.usefixtures("cache_dir")
-def test_label_of_host_input_compiles_nothing_over_many_shapes(monkeypatch):
+def test_label_of_host_input_compiles_nothing_over_many_shapes():
     """Noise and blobs of many shapes, 2-D to 4-D, every connectivity:
-    SciPy's labels by numpy, and not one program compiled (the short
-    runs' program compiles only once numpy's runs of it have cost
-    `PROGRAM_AFTER_S`)."""
+    SciPy's labels by numpy, and not one program compiled."""
     from compilations import counting_compilations, distinct_shapes
 
-    from jaxndimage import _labelling
-
-    monkeypatch.setattr(_labelling, "_host_seconds", SecondsSpent())
     rng = np.random.default_rng(6)
     shapes = distinct_shapes(8, 16, 600, 2, seed=6) + [(40, 37, 45),
                                                         (9, 10, 11, 12)]
@@ -316,28 +311,18 @@ def test_label_of_host_input_compiles_nothing_over_many_shapes(monkeypatch):
 
 
 @pytest.mark.parametrize("shape", [(300, 257), (40, 37, 45), (9, 10, 11, 12)])
-def test_label_of_host_input_by_numpy_and_by_a_program_equals_scipy(
-        shape, monkeypatch):
-    """The CPU's host routes of `label` (`_labelling._label_runs`): runs
-    linked, joined and painted by numpy, long (blobs) or short (noise),
-    and short runs in one XLA program once numpy's runs of it have cost
-    `PROGRAM_AFTER_S`; each for every connectivity."""
+def test_label_of_host_input_long_and_short_runs_equals_scipy(shape):
+    """Both ways the host (`_labelling._label_on_host`) writes labels:
+    painted run by run (long runs: blobs) and looked up point by point
+    (short runs: noise); each for every connectivity."""
     from jaxndimage import _labelling
 
     noise = _mask(shape, 3, 0.5)
     blobs = ndi.gaussian_filter(np.random.default_rng(4).random(shape),
                                 2) > 0.5
-    programs = []
-    flat = _labelling._label_flat
-    monkeypatch.setattr(_labelling, "_label_flat", lambda *args, **kwargs: (
-        programs.append(1) or flat(*args, **kwargs)))
     for mask, short in ((noise, True), (blobs, False)):
         runs = np.count_nonzero(mask[..., 0]) + np.count_nonzero(
             mask[..., 1:] & ~mask[..., :-1])
         points = math.prod(_labelling._guarded_shape(shape))
         assert (_labelling._DENSE_RUNS * runs > points) == short
-        for after in (np.inf, 0.0):
-            monkeypatch.setattr(_labelling, "PROGRAM_AFTER_S", after)
-            programs.clear()
-            _labels_equal_scipys(mask, jax_too=False)
-            assert bool(programs) == (short and after == 0.0)
+        _labels_equal_scipys(mask, jax_too=False)
