@@ -412,8 +412,8 @@ def _label_on_host(input: Any, offsets: tuple[tuple[int, ...], ...],
         def run_of(points):
             return (np.searchsorted(found, points, side="right")
                     - 1).astype(flat_dtype, copy=False)
-    a, b = _links(buffer, found, run_of, offsets, _c_strides(guarded),
-                  flat_dtype)
+    a, b = _links(buffer, start, found, run_of, offsets,
+                  _c_strides(guarded), flat_dtype)
     run_labels, count = _host_components(a, b, found.size)
     if short:
         # Background points look up the label 0 before the runs'.
@@ -436,25 +436,33 @@ def _label_on_host(input: Any, offsets: tuple[tuple[int, ...], ...],
 _DENSE_RUNS = 8
 
 
-def _links(buffer: np.ndarray, firsts: np.ndarray,
+def _links(buffer: np.ndarray, start: np.ndarray, firsts: np.ndarray,
            run_of: Callable[[np.ndarray], np.ndarray],
            offsets: tuple[tuple[int, ...], ...], strides: tuple[int, ...],
            dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
     """The links of :func:`_union_find` among the runs of a host guarded
-    layout ``buffer`` (their first points ``firsts``, ascending;
-    ``run_of`` the runs of foreground points): from each run's first
-    point ``p`` to the run at ``p + offset`` and from the run at
-    ``p - offset`` to it, for each offset but the one along the runs.
-    Two arrays of run numbers (from 0) in ``dtype``."""
+    layout ``buffer`` (``start`` its runs' first points, ``firsts`` their
+    positions, ascending; ``run_of`` the runs of foreground points): from
+    each run's first point ``p`` to the run at ``p + offset`` and from the
+    run at ``p - offset`` to it, for each offset but the one along the
+    runs.  Two arrays of run numbers (from 0) in ``dtype``.
+
+    Where the point before ``p + offset`` along the runs is read too
+    (another offset reaches it), a foreground one there is in the same
+    run, already linked: the link is kept only where ``p + offset``
+    starts its run."""
+    along = _along_rows(len(strides))
+    steps = [_flat_offset(offset, strides) for offset in offsets
+             if offset != along]
     ours, theirs = [], []
-    for offset in offsets:
-        if offset == _along_rows(len(offset)):
-            continue
-        step = _flat_offset(offset, strides)
-        for sign in (1, -1):
+    for sign in (1, -1) if steps else ():
+        reached = {sign * step for step in steps}
+        for step in sorted(reached):
             # Reads past the buffer's ends land on guards (background).
-            other = firsts + sign * step
-            linked = np.flatnonzero(buffer.take(other, mode="clip"))
+            other = firsts + step
+            read = (start if along in offsets and step - 1 in reached
+                    else buffer)
+            linked = np.flatnonzero(read.take(other, mode="clip"))
             ours.append(linked.astype(dtype, copy=False))
             theirs.append(run_of(other[linked]))
     if not ours:
