@@ -66,23 +66,27 @@ def _measure(statistic: str, input: Any, labels: Any, index: Any, *,
     host, with the kernel :func:`_run_statistic` and its operands (the
     arrays, and ``operands`` for the statistic's body)."""
     input = as_array(input)
-    plan, labels, index, low = _plan(statistic, input, labels, index,
-                                     exact_index)
+    plan, labels, index, bounds = _plan(statistic, input, labels, index,
+                                        exact_index)
     if statistic == "center_of_mass":
         # SciPy's coordinates are the input's own: 0 along an axis of
         # length 1 that the labels broadcast it along.
         operands = (np.array([extent != 1 for extent in input.shape]),)
-    low = None if low is None else np.asarray(low, jnp.result_type(int))
-    return Planned(plan, _run_statistic, (input, labels, index, low,
+    bounds = None if bounds is None else np.asarray(bounds,
+                                                    jnp.result_type(int))
+    return Planned(plan, _run_statistic, (input, labels, index, bounds,
                                           operands))
 
 
 def _run_statistic(plan: StatisticPlan, input: Any, labels: Any, index: Any,
-                   low: Any, operands: tuple) -> Any:
+                   bounds: Any, operands: tuple) -> Any:
     """The kernel of a :class:`StatisticPlan`: one compiled program, for
     concrete CPU arrays on the points laid out flat in a buffer of a bucket
     length (:func:`_canvas.flat_bucket`), so that a new shape compiles
-    nothing (not for dense groups, which are an accelerator's)."""
+    nothing (not for dense groups, which are an accelerator's).
+    ``bounds``: the labels' lowest and highest (where a lookup table
+    serves) or None."""
+    low = None if bounds is None else bounds[0]
     if plan.dense or not (
             input.size and input.ndim and concrete_on_cpu(input)
             and (labels is None or concrete_on_cpu(labels))
@@ -94,7 +98,7 @@ def _run_statistic(plan: StatisticPlan, input: Any, labels: Any, index: Any,
         return like_input(_one_region_on_host(plan, input, labels, index),
                           input)
     if plan.statistic in _COUNTED_BY_BINCOUNT:
-        sums = _labelled_sums_on_host(plan, input, labels, index)
+        sums = _labelled_sums_on_host(plan, input, labels, index, bounds)
         if sums is not None:
             return like_input(sums, input)
     if plan.statistic == "median":
@@ -170,11 +174,12 @@ _COUNTED_BY_BINCOUNT = frozenset({"sum", "mean", "center_of_mass"})
 
 
 def _labelled_sums_on_host(plan: StatisticPlan, input: Any, labels: Any,
-                           index: Any) -> np.ndarray | None:
+                           index: Any, bounds: Any) -> np.ndarray | None:
     """A statistic of `_COUNTED_BY_BINCOUNT` per label of an index array,
     of host arrays, as SciPy's ``_stats`` forms it where numpy counts the
     labels directly (integers, none negative, none above the number of
-    points): the values (for `center_of_mass`, the values times each
+    points; ``bounds`` are their extremes where the plan read them, else
+    None): the values (for `center_of_mass`, the values times each
     coordinate) added up per label in float64 in raster order, as
     ``bincount`` adds them, read at the index truncated to integers, 0 for
     labels that do not occur.  SciPy's bits and SciPy's warnings (a mean
@@ -190,8 +195,9 @@ def _labelled_sums_on_host(plan: StatisticPlan, input: Any, labels: Any,
         return None
     shape = _broadcast_shape(values.shape, labels.shape)
     marks = np.broadcast_to(np.asarray(labels), shape)
-    high = int(marks.max())
-    if marks.min() < 0 or high > marks.size:
+    low, high = (int(bound) for bound in (
+        (marks.min(), marks.max()) if bounds is None else bounds))
+    if low < 0 or high > marks.size:
         return None
     keys = np.asanyarray(index, np.int_).copy()
     found = (keys >= 0) & (keys <= high)

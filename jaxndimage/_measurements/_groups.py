@@ -138,7 +138,8 @@ def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
     """Validate ``labels``/``index`` and choose how to group (on the host).
 
     Returns the plan, labels and index (numpy for host input, JAX arrays
-    as given; or None) and the lowest label (for a lookup table) or None.
+    as given; or None) and the lowest and highest label (where a lookup
+    table serves: the table starts at the lowest) or None.
     A host index stays numpy: ``jnp.asarray`` would stage a program per
     call.
     """
@@ -170,7 +171,7 @@ def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
         # (Only float32 sums: the dense products compute in float32.)
         return (StatisticPlan(input.ndim, statistic, "array", exact_index,
                               None, dense=True), labels, index, None)
-    table, low = None, None
+    table, bounds = None, None
     # Integer labels on concrete arrays: one gather from a lookup table
     # instead of a binary search per point.  Table sizes are powers of two,
     # at least `_SHORTEST_TABLE` (a bounded number of programs).
@@ -185,9 +186,8 @@ def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
         span = high - low + 1
         if span <= max(4 * labels.size, 2 ** 16) and span < 2 ** 31:
             table = max(_SHORTEST_TABLE, 1 << (span - 1).bit_length())
-        else:
-            low = None
-    return plan("array", table), labels, index, low
+            bounds = (low, high)
+    return plan("array", table), labels, index, bounds
 
 
 def _groups(plan: StatisticPlan, input: jax.Array, labels: jax.Array | None,
