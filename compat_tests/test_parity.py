@@ -168,6 +168,18 @@ CASES = {
         np.ones((0, 4)), np.mean, size=(1, 3), mode="valid"),
     "generic_filter empty footprint": lambda m: m.generic_filter(
         IMAGE, np.mean, footprint=np.zeros((2, 2), bool)),
+    # With every axis in `axes`, in any order, SciPy keeps the weights'
+    # and the origins' order.
+    "correlate every axis out of order, origins": lambda m: m.correlate(
+        IMAGE ** 2, np.arange(9.0).reshape(3, 3), origin=(0, 1), axes=(1, 0)),
+    "convolve every axis out of order, origins": lambda m: m.convolve(
+        IMAGE ** 2, np.arange(6.0).reshape(3, 2), origin=(-1, 0), axes=(1, 0)),
+    "correlate every axis out of order, invalid origin": lambda m: m.correlate(
+        IMAGE, [[1.0], [2.0]], origin=(0, -1), axes=(1, 0)),
+    "maximum_filter footprint, every axis out of order": lambda m: m.maximum_filter(
+        IMAGE ** 2, footprint=CROSS[:, :2], origin=(1, 0), axes=(1, 0)),
+    "binary_erosion every axis out of order, origins": lambda m: m.binary_erosion(
+        IMAGE > 3, CROSS[:2], origin=(-1, 0), axes=(1, 0)),
 }
 
 
@@ -194,3 +206,26 @@ def test_same_answer_or_same_exception_as_scipy(name):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
     else:
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (15, 15), (5, 5, 5), (4, 5, 4, 3)])
+def test_correlate_adds_as_scipy_bit_for_bit(shape):
+    """SciPy's sum per point: from +0 (no -0), over the weights above
+    float64's epsilon only (an infinite sample under a zero weight is
+    left out, not a NaN), in its order, for any number of weights."""
+    rng = np.random.default_rng(len(shape))
+    weights = rng.standard_normal(shape)
+    weights.flat[1] = 0.0
+    weights.flat[-1] = 1e-17
+    x = rng.standard_normal((7,) * len(shape))
+    x.flat[3], x.flat[5] = np.inf, 0.0
+    for function in ("correlate", "convolve"):
+        want = getattr(sp, function)(x, weights, mode="nearest")
+        got = getattr(jn, function)(x, weights, mode="nearest")
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    for x, weights in ((np.zeros(3), [-1.0]), (np.array(0.0), np.array(-1.0)),
+                       (np.array(np.inf), np.array(0.0))):
+        want, got = sp.correlate(x, weights), jn.correlate(x, weights)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

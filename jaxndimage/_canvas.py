@@ -226,9 +226,19 @@ class ExactGrid:
         return lax.dynamic_slice_in_dim(x, k, x.shape[axis] - span,
                                         axis=axis)
 
-    def shift_nd(self, x: Array, offset: Sequence[int]) -> Array:
-        """``x`` read ``offset`` samples further along each axis."""
-        return lax.slice(x, tuple(offset), x.shape)
+    def shift_nd(self, x: Array, offset: Any,
+                 span: Sequence[int] | None = None) -> Array:
+        """``x`` read ``offset`` samples further along each axis.
+
+        With ``span``, the largest offset along each axis, every read has
+        the same shape, and ``offset`` may be traced (an array)."""
+        if span is None:
+            return lax.slice(x, tuple(offset), x.shape)
+        size = tuple(n - s for n, s in zip(x.shape, span))
+        if isinstance(offset, tuple):
+            return lax.slice(x, offset, tuple(map(sum, zip(offset, size))))
+        return lax.dynamic_slice(x, tuple(offset[a] for a in range(x.ndim)),
+                                 size)
 
     def join(self, op: Callable[[Array, Array], Array], a: Array,
              b: Array) -> Array:
@@ -348,7 +358,12 @@ class FlatGrid:
             return self._read(x, 0)
         return self._read(x, k * self.geometry.strides[axis])
 
-    def shift_nd(self, x: Any, offset: Sequence[int]) -> Array:
+    def shift_nd(self, x: Any, offset: Any,
+                 span: Sequence[int] | None = None) -> Array:
+        # Every shifted read keeps the same margin: ``span`` is not needed.
+        if isinstance(offset, jax.Array):
+            return self._read(x, sum(offset[a] * self.geometry.strides[a]
+                                     for a in range(len(offset))))
         return self._read(x, self._distance(offset) if any(offset) else 0)
 
     def join(self, op: Callable[[Array, Array], Array], a: Array,

@@ -62,6 +62,7 @@ from jaxndimage._support import (
     check_axes,
     check_origin,
     convolution_origin,
+    expand_origins,
     expand_to_ndim,
     gaussian_radius,
     normalize_axis,
@@ -469,9 +470,10 @@ def _uniform_separable(x: Array, cval: Any, *, grid: Any,
     return _run_passes(grid, x, passes, cval, out_dtype, compute)
 
 
-#: Kernels with at most this many taps are applied by shift-and-add (one
-#: fused loop over a padded copy); larger ones by lax.conv_general_dilated
-#: on a static shape.
+#: Kernels with at most this many taps, and any computed in float64
+#: (SciPy's arithmetic, SciPy's order of the terms), are applied by
+#: shift-and-add over a padded copy; larger ones in float32 by
+#: lax.conv_general_dilated on a static shape.
 _MAX_SHIFT_ADD_TAPS = 125
 
 
@@ -479,24 +481,58 @@ def _window_margins(ndim, *, shape, origins, mode, **_) -> Margins:
     return window_margins(shape, origins, (mode,) * ndim)
 
 
-@shape_generic(("shape", "mode", "origins", "out_dtype", "compute"),
+@shape_generic(("shape", "kept", "mode", "origins", "out_dtype", "compute"),
                _window_margins, mode_args=("mode",))
 def _correlate_nd_kernel(x: Array, weights: Array, cval: Any, *, grid: Any,
-                         shape: tuple[int, ...], mode: str,
-                         origins: tuple[int, ...], out_dtype: np.dtype,
-                         compute: np.dtype) -> Array:
+                         shape: tuple[int, ...], kept: tuple[bool, ...] | None,
+                         mode: str, origins: tuple[int, ...],
+                         out_dtype: np.dtype, compute: np.dtype) -> Array:
+    """SciPy's sum per point: from +0, each weight of its footprint times
+    its shifted sample, rounded, in raster order of the weights.  SciPy's
+    footprint leaves out the weights of magnitude at most float64's
+    epsilon: ``kept`` marks the others for concrete weights (the rest are
+    not read); for traced weights (None) each term is chosen at run time.
+    Beyond `_MAX_SHIFT_ADD_TAPS` terms, in a loop over blocks of
+    `TAP_BLOCK`."""
     x = x.astype(compute)
-    weights = _BARRIER(weights.astype(compute))
+    weights = _BARRIER(weights.astype(compute)).reshape(-1)
+    taps = np.flatnonzero(np.ones(len(weights), bool) if kept is None
+                          else kept)
+    offsets = np.array(list(np.ndindex(*shape)), np.int32).reshape(
+        len(weights), len(shape))[taps]
     margins = _window_margins(len(shape), shape=shape, origins=origins,
                               mode=mode)
     padded = _BARRIER(grid.pad_all(x, margins.lo, margins.hi, margins.modes,
                                    cval))
+    span = tuple(n - 1 for n in shape)
     one = _runtime_one(weights)
-    total = None
-    for offset in np.ndindex(*shape):
-        term = (weights[offset] * grid.shift_nd(padded, offset)) * one
-        total = term if total is None else grid.join(jnp.add, total, term)
+    zero = one - one  # +0, which XLA cannot fold away
+    chosen = None if kept is not None else _BARRIER(
+        jnp.abs(weights) > _SKIPPED_WEIGHT)
+
+    def term(k: Any) -> Array:
+        if isinstance(k, int):
+            tap, offset = int(taps[k]), tuple(int(v) for v in offsets[k])
+        else:
+            tap, offset = jnp.asarray(taps)[k], jnp.asarray(offsets)[k]
+        product = (weights[tap] * grid.shift_nd(padded, offset, span)) * one
+        return product if chosen is None else jnp.where(chosen[tap], product,
+                                                        zero)
+
+    if not len(taps):
+        total = jnp.zeros_like(grid.shift_nd(padded, (0,) * len(shape),
+                                             span))
+    else:
+        total = _accumulate(term(0) + zero, lambda k: term(k + 1),
+                            len(taps) - 1,
+                            lambda a, b: grid.join(jnp.add, a, b),
+                            _MAX_SHIFT_ADD_TAPS, TAP_BLOCK)
     return cast_like_c(grid.crop(total, x.shape), out_dtype)
+
+
+#: SciPy's n-D correlation leaves weights of at most this magnitude
+#: (``DBL_EPSILON``) out of its footprint.
+_SKIPPED_WEIGHT = float(np.finfo(np.float64).eps)
 
 
 @cached_jit(static_argnames=("mode", "origins", "out_dtype", "compute"))
@@ -518,16 +554,22 @@ def _correlate_nd(x: Array, weights: Array, cval: Any, *, mode: str,
     """Correlate ``x`` with n-D ``weights`` (the same rank as ``x``)."""
     compute = arithmetic_dtype(x.dtype)
     if x.ndim == 0:
-        return cast_like_c(x.astype(compute) * weights.astype(compute),
-                           out_dtype)
-    if weights.size > _MAX_SHIFT_ADD_TAPS:
+        weight = weights.astype(compute)
+        with np.errstate(all="ignore"):  # SciPy's C warns of nothing
+            product = x.astype(compute) * weight
+        return cast_like_c(jnp.where(jnp.abs(weight) > _SKIPPED_WEIGHT,
+                                     product + 0.0, 0.0), out_dtype)
+    if weights.size > _MAX_SHIFT_ADD_TAPS and compute != np.float64:
         return _correlate_nd_conv(x, weights, cval, mode=mode,
                                   origins=origins, out_dtype=out_dtype,
                                   compute=compute)
-    return _correlate_nd_kernel(x, weights, cval,
-                                shape=tuple(weights.shape), mode=mode,
-                                origins=origins, out_dtype=out_dtype,
-                                compute=compute)
+    kept = None
+    if not isinstance(weights, jax.core.Tracer):
+        kept = tuple(bool(k) for k in (np.abs(np.asarray(
+            weights, np.float64)) > _SKIPPED_WEIGHT).ravel())
+    return _correlate_nd_kernel(x, weights, cval, shape=tuple(weights.shape),
+                                kept=kept, mode=mode, origins=origins,
+                                out_dtype=out_dtype, compute=compute)
 
 
 # --------------------------------------------------------------------------
@@ -828,8 +870,7 @@ def _plan_kernel_filter(input: Array, weights: Array, output: Any,
                                f"len(axes) ({len(axes)})")
         weights = jnp.expand_dims(
             weights, tuple(ax for ax in range(input.ndim) if ax not in axes))
-    origins = expand_to_ndim(
-        normalize_sequence(origin, len(axes), "origin"), axes, input.ndim, 0)
+    origins = expand_origins(origin, axes, input.ndim)
     if len([n for n in weights.shape if n > 0]) != input.ndim:
         raise RuntimeError(f"weights.ndim ({weights.ndim}) must match "
                            f"len(axes) ({len(axes)})")

@@ -141,7 +141,7 @@ from jaxndimage._support import (
     check_axes,
     check_origin,
     convolution_origin,
-    expand_to_ndim,
+    expand_origins,
     normalize_sequence,
     output_dtype,
 )
@@ -1013,10 +1013,8 @@ def _binary_erosion(input: Array, structure: Any, iterations: Any,
         mask = as_array(mask)
         if mask.shape != input.shape:
             raise RuntimeError("mask and input must have equal sizes")
-    origins = tuple(expand_to_ndim(origin, axes, ndim, 0)) \
-        if len(axes) < ndim else tuple(origin)
-    origins = tuple(check_origin(o, n)
-                    for o, n in zip(origins, structure.shape))
+    origins = tuple(check_origin(o, n) for o, n in zip(
+        expand_origins(origin, axes, ndim), structure.shape))
     out = _binary_output(output, input.shape)
     plan = BinaryPlan(ndim=ndim, pattern=Pattern.of(structure),
                       origins=origins, iterations=iterations, invert=invert,

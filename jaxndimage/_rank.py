@@ -57,6 +57,7 @@ from jaxndimage._support import (
     as_int,
     check_axes,
     check_origin,
+    expand_origins,
     expand_to_ndim,
     normalize_axis,
     normalize_sequence,
@@ -381,9 +382,7 @@ def expand_footprint(footprint: np.ndarray, axes: Sequence[int], ndim: int,
 def check_footprint_origins(footprint: np.ndarray, origin: Any,
                             axes: Sequence[int], ndim: int) -> tuple[int, ...]:
     """Validate a footprint against the input and expand the origins."""
-    origins = normalize_sequence(origin, len(axes), "origin")
-    if len(axes) < ndim:  # as SciPy: with every axis, origins stay in order
-        origins = expand_to_ndim(origins, axes, ndim, 0)
+    origins = expand_origins(origin, axes, ndim)
     shape = [n for n in footprint.shape if n > 0]
     if len(shape) != ndim:
         raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match "

@@ -28,6 +28,7 @@ __all__ = [
     "check_origin",
     "convolution_origin",
     "gaussian_radius",
+    "expand_origins",
     "expand_to_ndim",
     "is_low_level_callable",
     "normalize_axis",
@@ -131,6 +132,18 @@ def expand_to_ndim(values: Sequence, axes: Sequence[int], ndim: int,
     for value, ax in zip(values, axes):
         full[ax] = value
     return full
+
+
+def expand_origins(origin: Any, axes: Sequence[int], ndim: int) -> list:
+    """SciPy's origins of a window over ``axes`` (its ``_expand_origin``):
+    ``origin``, a scalar or one per entry of ``axes``, scattered to all
+    ``ndim`` axes with 0 on the others.  With every axis filtered they
+    stay in the order given, whatever the order of ``axes``, as SciPy
+    keeps them (and the window's axes)."""
+    origins = normalize_sequence(origin, len(axes), "origin")
+    if len(axes) < ndim:
+        origins = expand_to_ndim(origins, axes, ndim, 0)
+    return origins
 
 
 def is_low_level_callable(function: Any) -> bool:
