@@ -168,6 +168,17 @@ CASES = {
         np.ones((0, 4)), np.mean, size=(1, 3), mode="valid"),
     "generic_filter empty footprint": lambda m: m.generic_filter(
         IMAGE, np.mean, footprint=np.zeros((2, 2), bool)),
+    # SciPy's 1-D rank route: other integers and bools ranked in int64,
+    # cval converted as numpy's scalar types convert it.
+    "median_filter 1-D uint8, cval -3.5": lambda m: m.median_filter(
+        np.arange(7, dtype=np.uint8), 3, mode="constant", cval=-3.5),
+    "rank_filter 1-D int8 into bool, cval 300": lambda m: m.rank_filter(
+        np.arange(-3, 4, dtype=np.int8), 1, 4, mode="constant", cval=300,
+        output=bool),
+    "median_filter 1-D int, NaN cval": lambda m: m.median_filter(
+        np.arange(5), 3, mode="constant", cval=np.nan),
+    "percentile_filter 1-D bool, infinite cval": lambda m: m.percentile_filter(
+        np.arange(5) > 2, 50, 3, mode="constant", cval=np.inf),
     # With every axis in `axes`, in any order, SciPy keeps the weights'
     # and the origins' order.
     "correlate every axis out of order, origins": lambda m: m.correlate(

@@ -501,6 +501,10 @@ class FootprintPlan(Plan):
     rank: int | None
     minimum: bool
     out_dtype: np.dtype
+    #: The dtype SciPy's 1-D route ranks in (:func:`_ranked_in_python`),
+    #: its result then copied into ``out_dtype`` as numpy copies; None
+    #: for SciPy's C route.
+    python_dtype: np.dtype | None = None
 
     @property
     def depth(self) -> tuple[int, ...]:
@@ -512,6 +516,12 @@ def _run_footprint(plan: FootprintPlan, input: Array, cval: Any) -> Array:
     """The kernel of a :class:`FootprintPlan`."""
     if input.size == 0:
         return jnp.zeros(input.shape, plan.out_dtype)
+    if plan.rank is not None and plan.python_dtype is not None:
+        ranked = _rank_footprint(input.astype(plan.python_dtype), cval,
+                                 pattern=plan.pattern, rank=plan.rank,
+                                 origins=plan.origins, mode=plan.mode,
+                                 out_dtype=plan.python_dtype)
+        return cast_like_numpy(ranked, plan.out_dtype)
     if plan.rank is not None:
         return _rank_footprint(input, cval, pattern=plan.pattern,
                                rank=plan.rank, origins=plan.origins,
@@ -660,10 +670,36 @@ def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
     out = output_dtype(output, input.dtype, shape=input.shape,
                        real_output=True)
     _check_one_mode(modes, "by non-separable rank filters")
+    python_dtype = _ranked_in_python(input, footprint, origins)
+    if python_dtype is not None and not isinstance(cval, jax.core.Tracer):
+        # SciPy's conversion: NaN, infinities and values out of range
+        # raise as numpy's scalar types raise.
+        cval = python_dtype.type(cval)
+    if python_dtype == input.dtype:
+        python_dtype = None  # nothing to convert
     plan = FootprintPlan(ndim=input.ndim, pattern=Pattern.of(footprint),
                          origins=origins, mode=modes, rank=int(rank),
-                         minimum=False, out_dtype=out)
+                         minimum=False, out_dtype=out,
+                         python_dtype=python_dtype)
     return Planned(plan, _run_footprint, (input, cval))
+
+
+def _ranked_in_python(input: Array, footprint: np.ndarray,
+                      origins: Sequence[int]) -> np.dtype | None:
+    """The dtype SciPy's 1-D route ranks ``input`` in, where it takes
+    that route (1-D input and a footprint not much longer than it), None
+    where SciPy ranks in C.  float32, float64 and int64 rank in their own
+    dtype (SciPy writes them into the output directly: undefined for
+    another output dtype); other integers and bools in int64, float16 in
+    float32, copied into the output as numpy copies."""
+    reach = input.size - ((footprint.size - 1) // 2 - origins[-1])
+    if input.ndim != 1 or not (reach >= 0 or input.size == 1):
+        return None
+    dtype = np.dtype(input.dtype)
+    if dtype in (np.int64, np.float64, np.float32):
+        return dtype
+    wanted = np.float32 if dtype == np.float16 else np.int64
+    return np.dtype(jax.dtypes.canonicalize_dtype(wanted))
 
 
 def _float16_reaches_c(input) -> bool:
