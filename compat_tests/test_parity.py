@@ -179,6 +179,23 @@ CASES = {
         np.arange(5), 3, mode="constant", cval=np.nan),
     "percentile_filter 1-D bool, infinite cval": lambda m: m.percentile_filter(
         np.arange(5) > 2, 50, 3, mode="constant", cval=np.inf),
+    # SciPy's C layer reads cval as a double; its early exits copy.
+    "shift of real input, complex cval": lambda m: m.shift(IMAGE, 0.5, cval=1j),
+    "map_coordinates of real input, complex cval": lambda m: m.map_coordinates(
+        IMAGE, [[0.5], [1.5]], cval=1j),
+    "zoom by 1 of real input, complex cval copies": lambda m: m.zoom(IMAGE, 1, cval=1j),
+    "maximum_filter complex cval": lambda m: m.maximum_filter(IMAGE, 3, cval=1j),
+    "median_filter complex cval": lambda m: m.median_filter(IMAGE, 3, cval=1j),
+    "minimum_filter1d size 1, complex cval": lambda m: m.minimum_filter1d(
+        IMAGE, 1, cval=1j),
+    "generic_filter complex cval": lambda m: m.generic_filter(
+        IMAGE, np.mean, 3, cval=1j),
+    "maximum_filter size 1 into a complex output copies": lambda m: m.maximum_filter(
+        WIDE, 1, output=np.zeros(4, complex)),
+    "uniform_filter size 1 into a complex output copies": lambda m: m.uniform_filter(
+        WIDE, 1, output=np.zeros(4, complex)),
+    "uniform_filter size 1, complex cval copies": lambda m: m.uniform_filter(
+        WIDE, 1, cval=1 + 2j),
     # With every axis in `axes`, in any order, SciPy keeps the weights'
     # and the origins' order.
     "correlate every axis out of order, origins": lambda m: m.correlate(

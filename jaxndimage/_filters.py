@@ -61,6 +61,7 @@ from jaxndimage._support import (
     as_int,
     check_axes,
     check_origin,
+    check_real_cval,
     convolution_origin,
     expand_origins,
     expand_to_ndim,
@@ -603,8 +604,7 @@ def _symmetry(weights: Array) -> int:
 
 def _check_real_filter(cval: Any, out: np.dtype) -> None:
     """SciPy's C filters take a real cval and write a real output."""
-    if _is_complex(cval):
-        raise TypeError("cval: must be real number, not complex")
+    check_real_cval(cval)
     if np.dtype(out).kind == "c":
         raise RuntimeError(f"output: array type dtype('{np.dtype(out)}') not "
                            f"supported for real input and weights")
@@ -1552,7 +1552,7 @@ def _plan_uniform(input: Array, passes: Sequence[tuple[int, int, int, str]],
     """The plan of uniform_filter and uniform_filter1d: ``passes`` of
     ``(axis, size, origin, mode)``, validated."""
     complex_input = _is_complex(input)
-    if not complex_input:
+    if not complex_input and passes:  # without one, SciPy copies
         _check_real_filter(cval, out)
     axes, sizes, origins, modes = zip(*passes) if passes else ((),) * 4
     plan = WindowPlan(ndim=input.ndim, out_dtype=out,

@@ -75,6 +75,7 @@ from jaxndimage._support import (
     OutputArray,
     check_axes,
     check_origin,
+    check_real_cval,
     is_low_level_callable,
     normalize_axis,
     output_dtype,
@@ -379,6 +380,7 @@ def generic_filter(input: ArrayLike, function: Any, size: Any = None,
     out = output_dtype(output, input.dtype, shape=input.shape,
                        real_output=True)
     check_mode(mode)
+    check_real_cval(cval)
     plan = GenericPlan(input.ndim, _keyed(function), Pattern.of(footprint),
                        origins, mode, out)
     return Planned(plan, _run_generic,
@@ -574,6 +576,7 @@ def generic_filter1d(input: ArrayLike, function: Any, filter_size: int,
     filter_size = int(filter_size)
     origin = check_origin(origin, filter_size)
     check_mode(mode)
+    check_real_cval(cval)
     plan = Generic1dPlan(input.ndim, _keyed(function), filter_size, axis,
                          mode, origin, out)
     return Planned(plan, _run_generic1d,

@@ -75,6 +75,7 @@ from jaxndimage._plans import Plan, Planned
 from jaxndimage._splines import coefficients_on_host, spline_coefficients
 from jaxndimage._support import (
     OutputArray,
+    check_real_cval,
     is_low_level_callable,
     normalize_sequence,
     output_dtype,
@@ -1155,11 +1156,17 @@ class InterpolationPlan(Plan):
 
 def _interpolation_plan(kind: type, input: Array, out: np.dtype,
                         order: int, mode: str, prefilter: Any,
-                        out_shape: Sequence[int], **fields: Any) -> Any:
+                        out_shape: Sequence[int], cval: Any,
+                        **fields: Any) -> Any:
+    """The plan of ``kind`` (its own ``fields`` given), after SciPy's
+    last check: a real input interpolates with a real ``cval`` (but for
+    a zoom's early exit, ``copy``)."""
+    complex_input = bool(jnp.iscomplexobj(input))
+    if not complex_input and not fields.get("copy"):
+        check_real_cval(cval)
     return kind(ndim=input.ndim, out_shape=tuple(int(n) for n in out_shape),
                 order=order, mode=mode, prefilter=bool(prefilter),
-                out_dtype=out, complex_input=bool(jnp.iscomplexobj(input)),
-                **fields)
+                out_dtype=out, complex_input=complex_input, **fields)
 
 
 @_per_component
@@ -1216,7 +1223,7 @@ def map_coordinates(input: ArrayLike, coordinates: ArrayLike,
     if coordinates.shape[0] != input.ndim:
         raise RuntimeError("invalid shape for coordinate array")
     plan = _interpolation_plan(InterpolationPlan, input, out, order, mode,
-                               prefilter, out_shape)
+                               prefilter, out_shape, cval)
     return Planned(plan, _run_map_coordinates, (input, coordinates, cval))
 
 
@@ -1335,7 +1342,7 @@ def affine_transform(input: ArrayLike, matrix: ArrayLike, offset: Any = 0.0,
                                     len(output_shape))
     offset = _offset_vector(offset, input.ndim)
     plan = _interpolation_plan(AffinePlan, input, out, order, mode,
-                               prefilter, output_shape,
+                               prefilter, output_shape, cval,
                                diagonal=matrix.ndim == 1)
     return Planned(plan, _run_affine, (input, matrix, offset, cval))
 
@@ -1386,7 +1393,7 @@ def shift(input: ArrayLike, shift: Any, output: Any = None, order: int = 3,
                                  jnp.shape(input) or (0,))
     shifts = -_offset_vector(shift, input.ndim).astype(_coordinate_dtype())
     plan = _interpolation_plan(InterpolationPlan, input, out, order, mode,
-                               prefilter, input.shape)
+                               prefilter, input.shape, cval)
     return Planned(plan, _run_shift, (input, shifts, cval))
 
 
@@ -1481,7 +1488,7 @@ def zoom(input: ArrayLike, zoom: Any, output: Any = None, order: int = 3,
     ratios = np.divide(numerator, divisor, out=np.ones(input.ndim),
                        where=divisor != 0)
     plan = _interpolation_plan(
-        ZoomPlan, input, out, order, mode, prefilter, out_shape,
+        ZoomPlan, input, out, order, mode, prefilter, out_shape, cval,
         grid_mode=bool(grid_mode), ratios=tuple(float(r) for r in ratios),
         copy=copy)
     return Planned(plan, _run_zoom, (input, cval))
@@ -1608,7 +1615,7 @@ def rotate(input: ArrayLike, angle: float, axes: Sequence[int] = (1, 0),
     order = _check_order(order)
     input, out, order = _prepare(input, output, order, mode, out_shape)
     plan = _interpolation_plan(RotationPlan, input, out, order, mode,
-                               prefilter, out_shape, axes=tuple(axes))
+                               prefilter, out_shape, cval, axes=tuple(axes))
     return Planned(plan, _run_rotation, (input, matrix, offset, cval))
 
 
@@ -1759,7 +1766,7 @@ def geometric_transform(input: ArrayLike, mapping: Callable,
         output_shape = input.shape
     input, out, order = _prepare(input, output, order, mode, output_shape)
     plan = _interpolation_plan(InterpolationPlan, input, out, order, mode,
-                               prefilter, output_shape)
+                               prefilter, output_shape, cval)
     return Planned(plan, _run_geometric_transform,
                    (input, mapping, cval, tuple(extra_arguments),
                     extra_keywords or {}))

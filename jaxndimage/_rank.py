@@ -57,6 +57,7 @@ from jaxndimage._support import (
     as_int,
     check_axes,
     check_origin,
+    check_real_cval,
     expand_origins,
     expand_to_ndim,
     normalize_axis,
@@ -481,6 +482,7 @@ def _extreme_filter1d(input: ArrayLike, size: Any, axis: int, output: Any,
                        real_output=True)
     origin = check_origin(origin, int(size))
     check_mode(mode)
+    check_real_cval(cval)
     if int(size) == 1:  # SciPy's C loop still casts
         return _plan_extreme(input, [], cval, out, minimum, copy_like_c=True)
     return _plan_extreme(input, [(axis, int(size), origin, mode)], cval, out,
@@ -555,23 +557,32 @@ def _min_or_max_filter(input: ArrayLike, size: Any, footprint: Any,
             separable = False
     input = as_array(input)
     _check_real(input)
-    out = output_dtype(output, input.dtype, shape=input.shape,
-                       real_output=True)
+    out = output_dtype(output, input.dtype, shape=input.shape)
     axes = check_axes(axes, input.ndim)
     if separable:
         rank = len(axes)
         passes = window_passes(axes, normalize_sequence(size, rank, "size"),
                                normalize_sequence(origin, rank, "origin"),
                                normalize_sequence(mode, rank, "mode"))
+        if passes:  # else SciPy copies, into any output
+            _check_c_filter(cval, output, input)
         return _plan_extreme(input, passes, cval, out, minimum)
 
     footprint = expand_footprint(footprint, axes, input.ndim)
     origins = check_footprint_origins(footprint, origin, axes, input.ndim)
     _check_one_mode(mode, "for non-separable footprints")
+    _check_c_filter(cval, output, input)
     plan = FootprintPlan(ndim=input.ndim, pattern=Pattern.of(footprint),
                          origins=origins, mode=mode, rank=None,
                          minimum=minimum, out_dtype=out)
     return Planned(plan, _run_footprint, (input, cval))
+
+
+def _check_c_filter(cval: Any, output: Any, input: Array) -> None:
+    """SciPy's C min/max and rank filters read ``cval`` as a double, then
+    refuse a complex output."""
+    check_real_cval(cval)
+    output_dtype(output, input.dtype, shape=input.shape, real_output=True)
 
 
 def _extreme_filter1d_function(name: str, minimum: bool,
@@ -671,9 +682,11 @@ def _rank_filter(input: ArrayLike, rank: Any, size: Any, footprint: Any,
                        real_output=True)
     _check_one_mode(modes, "by non-separable rank filters")
     python_dtype = _ranked_in_python(input, footprint, origins)
-    if python_dtype is not None and not isinstance(cval, jax.core.Tracer):
-        # SciPy's conversion: NaN, infinities and values out of range
-        # raise as numpy's scalar types raise.
+    if python_dtype is None:
+        check_real_cval(cval)
+    elif not isinstance(cval, jax.core.Tracer):
+        # SciPy's conversion: NaN, infinities, values out of range and
+        # complex values raise as numpy's scalar types raise.
         cval = python_dtype.type(cval)
     if python_dtype == input.dtype:
         python_dtype = None  # nothing to convert

@@ -26,6 +26,7 @@ __all__ = [
     "as_int",
     "check_axes",
     "check_origin",
+    "check_real_cval",
     "convolution_origin",
     "gaussian_radius",
     "expand_origins",
@@ -132,6 +133,13 @@ def expand_to_ndim(values: Sequence, axes: Sequence[int], ndim: int,
     for value, ax in zip(values, axes):
         full[ax] = value
     return full
+
+
+def check_real_cval(cval: Any) -> None:
+    """SciPy's C filters and interpolation read ``cval`` as a double: a
+    complex one (with real input) is a TypeError there."""
+    if np.iscomplexobj(cval):
+        raise TypeError("cval: must be real number, not complex")
 
 
 def expand_origins(origin: Any, axes: Sequence[int], ndim: int) -> list:
