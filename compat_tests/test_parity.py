@@ -179,6 +179,13 @@ CASES = {
         np.arange(5), 3, mode="constant", cval=np.nan),
     "percentile_filter 1-D bool, infinite cval": lambda m: m.percentile_filter(
         np.arange(5) > 2, 50, 3, mode="constant", cval=np.inf),
+    # SciPy divides by sigma squared: a Python 0 raises, a numpy 0 gives
+    # NaN weights; gaussian_filter leaves such axes alone.
+    "gaussian_filter1d sigma 0": lambda m: m.gaussian_filter1d(IMAGE, 0),
+    "gaussian_filter1d sigma numpy 0": lambda m: m.gaussian_filter1d(
+        IMAGE, np.float64(0)),
+    "gaussian_filter1d sigma 1e-200": lambda m: m.gaussian_filter1d(IMAGE, 1e-200),
+    "gaussian_filter sigma (0, 1)": lambda m: m.gaussian_filter(IMAGE, (0, 1)),
     # SciPy's C layer reads cval as a double; its early exits copy.
     "shift of real input, complex cval": lambda m: m.shift(IMAGE, 0.5, cval=1j),
     "map_coordinates of real input, complex cval": lambda m: m.map_coordinates(

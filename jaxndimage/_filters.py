@@ -991,13 +991,16 @@ def _run_gaussian(plan: GaussianPlan, input: Array, sigmas: tuple[Any, ...],
 
 def _plan_gaussian(input: Array, sigmas: Sequence, orders: Sequence,
                    modes: Sequence[str], radii: Sequence, axes: Sequence[int],
-                   truncate: float, cval: Any, out: np.dtype) -> Planned:
-    """The plan of gaussian_filter and gaussian_filter1d: one pass per axis
-    whose sigma is not zero (a traced sigma always has one)."""
+                   truncate: float, cval: Any, out: np.dtype,
+                   skip_zero: bool = True) -> Planned:
+    """The plan of gaussian_filter and gaussian_filter1d: one pass per
+    axis, but (``skip_zero``, gaussian_filter's rule) for a sigma of at
+    most 1e-15 (a traced sigma always has one)."""
     passes = []
     for axis, sigma, order, mode, radius in zip(axes, sigmas, orders, modes,
                                                 radii):
-        if not isinstance(sigma, jax.core.Tracer) and not float(sigma) > 1e-15:
+        if (skip_zero and not isinstance(sigma, jax.core.Tracer)
+                and not float(sigma) > 1e-15):
             continue
         order = as_int(order, "order")
         if order < 0:
@@ -1056,6 +1059,11 @@ def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
     """
     input = as_array(input)
     # In SciPy's order: the kernel, then the output, then the axis.
+    if (isinstance(sigma, int | float) and not isinstance(sigma, np.generic)
+            and sigma * sigma == 0):
+        # SciPy divides by sigma squared in Python (a numpy scalar gives
+        # NaN weights there, and here).
+        raise ZeroDivisionError("sigma: float division by zero")
     if not isinstance(sigma, jax.core.Tracer):
         sigma = float(sigma)
     radius = gaussian_radius(sigma, truncate, radius)
@@ -1066,7 +1074,8 @@ def gaussian_filter1d(input: ArrayLike, sigma: Any, axis: int = -1,
                        complex_output=_is_complex(input))
     axis = normalize_axis(axis, input.ndim)
     return _plan_gaussian(input, [sigma], [order], [check_mode(mode)],
-                          [radius], [axis], truncate, cval, out)
+                          [radius], [axis], truncate, cval, out,
+                          skip_zero=False)
 
 
 @docfiller
