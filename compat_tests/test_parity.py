@@ -179,6 +179,30 @@ CASES = {
         np.arange(5), 3, mode="constant", cval=np.nan),
     "percentile_filter 1-D bool, infinite cval": lambda m: m.percentile_filter(
         np.arange(5) > 2, 50, 3, mode="constant", cval=np.inf),
+    # float16: SciPy's C layer refuses it, its early exits and its 1-D
+    # rank route (in float32) do not.
+    "float16 uniform_filter size 1 copies": lambda m: m.uniform_filter(
+        IMAGE.astype(np.float16), 1),
+    "float16 maximum_filter size 1 copies": lambda m: m.maximum_filter(
+        IMAGE.astype(np.float16), 1),
+    "float16 maximum_filter1d size 1": lambda m: m.maximum_filter1d(
+        IMAGE.astype(np.float16), 1),
+    "float16 median_filter size 1 copies": lambda m: m.median_filter(
+        IMAGE.astype(np.float16), 1),
+    "float16 gaussian_laplace sigma 0 copies": lambda m: m.gaussian_laplace(
+        IMAGE.astype(np.float16), 0),
+    "float16 white_tophat size 1": lambda m: m.white_tophat(
+        IMAGE.astype(np.float16), size=1),
+    "float16 spline_filter1d order 1 copies": lambda m: m.spline_filter1d(
+        IMAGE.astype(np.float16), 1),
+    "float16 rank_filter 1-D maximum": lambda m: m.rank_filter(
+        np.arange(6, dtype=np.float16), -1, size=3),
+    "float16 rank_filter 1-D middle rank": lambda m: m.rank_filter(
+        np.arange(6, dtype=np.float16), 1, size=3),
+    "float16 median_filter empty 2-D": lambda m: m.median_filter(
+        np.zeros((0, 4), np.float16), 3),
+    "float16 minimum_filter empty 2-D": lambda m: m.minimum_filter(
+        np.zeros((0, 4), np.float16), 3),
     # SciPy divides by sigma squared: a Python 0 raises, a numpy 0 gives
     # NaN weights; gaussian_filter leaves such axes alone.
     "gaussian_filter1d sigma 0": lambda m: m.gaussian_filter1d(IMAGE, 0),

@@ -44,7 +44,7 @@ from jaxndimage import _distributed, devices
 from jaxndimage._cache import KernelRefused, checking_arguments
 from jaxndimage._casting import scipy_arithmetic
 from jaxndimage._docstrings import docfiller
-from jaxndimage._plans import plan_of, run
+from jaxndimage._plans import Planned, plan_of, run
 from jaxndimage._support import XLA_ALIGNMENT, OutputArray
 
 __all__ = ["as_array", "as_caller_array", "as_numpy", "caller_namespace",
@@ -578,16 +578,20 @@ def _refuse_float16(impl: Callable, arguments: dict[str, Any],
     """SciPy's RuntimeError for float16 ``input``, raised where SciPy's C
     layer refuses it: after the arguments have been checked (a planned
     shell makes its plan and returns; another runs up to its first kernel,
-    and no further)."""
+    and no further), where the plan says SciPy's C layer meets it
+    (:meth:`Plan.refuses_float16`: not in SciPy's early exits)."""
     reject = options.reject_float16
     if ("input" in arguments and getattr(arguments["input"], "dtype", None)
             == np.float16 and (reject is True or (
                 callable(reject) and reject(arguments["input"])))):
         try:
             with checking_arguments():
-                impl(**arguments)
+                planned = impl(**arguments)
         except KernelRefused:
-            pass
+            planned = None
+        if (isinstance(planned, Planned)
+                and not planned.plan.refuses_float16(arguments["input"])):
+            return
         raise RuntimeError("input: array type dtype('float16') not supported")
 
 

@@ -703,6 +703,10 @@ class WindowPlan(FilterPlan):
     def depth(self) -> tuple[int, ...]:
         return window_depth(self.ndim, self.axes, self.sizes, self.origins)
 
+    @property
+    def copies(self) -> bool:
+        return not self.axes
+
 
 @dataclasses.dataclass(frozen=True)
 class CorrelationPlan(WindowPlan):
@@ -1173,6 +1177,11 @@ class FilterDerivativesPlan(DerivativesPlan):
     @property
     def depth(self) -> tuple[int, ...]:
         return widest_depth(self.terms) if self.terms else (0,) * self.ndim
+
+    @property
+    def copies(self) -> bool:
+        """Each derivative a copy (SciPy then adds them up in numpy)."""
+        return all(term.copies for term in self.terms)
 
 
 @dataclasses.dataclass(frozen=True)

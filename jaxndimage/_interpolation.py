@@ -1407,6 +1407,10 @@ class ZoomPlan(InterpolationPlan):
     ratios: tuple[float, ...]
     copy: bool
 
+    @property
+    def copies(self) -> bool:
+        return self.copy
+
 
 def _run_zoom(plan: ZoomPlan, input: Array, cval: Any) -> Array:
     """The kernel of a :class:`ZoomPlan`."""

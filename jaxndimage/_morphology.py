@@ -1114,6 +1114,10 @@ class ChainPlan(Plan):
         return chained_depth((self.first, self.second))
 
     @property
+    def copies(self) -> bool:
+        return self.first.copies and self.second.copies
+
+    @property
     def extends_edges(self) -> bool:
         """False: ``second`` extends ``first``'s result at the edges, not
         the input."""
@@ -1814,6 +1818,11 @@ class GradientPlan(Plan):
     def depth(self) -> tuple[int | None, ...] | None:
         return widest_depth((self.dilation, self.erosion))
 
+    @property
+    def copies(self) -> bool:
+        """Both a copy (SciPy then combines them in numpy)."""
+        return self.dilation.copies and self.erosion.copies
+
 
 def _run_gradient(plan: GradientPlan, input: Array, structure: Any,
                   cval: Any) -> Array:
@@ -1880,6 +1889,10 @@ class TophatPlan(Plan):
     @property
     def depth(self) -> tuple[int | None, ...] | None:
         return self.chain.depth
+
+    @property
+    def copies(self) -> bool:
+        return self.chain.copies
 
     @property
     def extends_edges(self) -> bool:

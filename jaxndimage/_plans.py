@@ -61,6 +61,20 @@ class Plan:
         return True
 
     @property
+    def copies(self) -> bool:
+        """Whether the result is the input copied into the output: one of
+        SciPy's early exits, which run no C filter (so float16 input,
+        which SciPy's C layer refuses, passes them).  False unless a
+        subclass knows better."""
+        return False
+
+    def refuses_float16(self, input: Any) -> bool:
+        """Whether SciPy's C layer meets float16 ``input`` on this plan
+        and refuses it: everywhere but its early exits (:attr:`copies`)
+        unless a subclass knows better."""
+        return not self.copies
+
+    @property
     def sample_reach(self) -> tuple[int, ...] | None:
         """For a call whose result dtype and shape depend on the values
         (a user's callable): per axis, the reach of its window, so that

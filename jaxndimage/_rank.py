@@ -429,6 +429,10 @@ class ExtremePlan(Plan):
     def depth(self) -> tuple[int, ...]:
         return window_depth(self.ndim, self.axes, self.sizes, self.origins)
 
+    @property
+    def copies(self) -> bool:
+        return not self.axes and not self.copy_like_c
+
 
 def _run_extreme(plan: ExtremePlan, input: Array, cval: Any) -> Array:
     """The kernel of an :class:`ExtremePlan`."""
@@ -512,6 +516,12 @@ class FootprintPlan(Plan):
     def depth(self) -> tuple[int, ...]:
         shape, _ = self.pattern
         return window_depth(self.ndim, range(self.ndim), shape, self.origins)
+
+    def refuses_float16(self, input: Any) -> bool:
+        """SciPy's C filters refuse non-empty float16 input; its 1-D rank
+        route (``python_dtype``) ranks it in float32."""
+        return input.size > 0 and (self.rank is None
+                                   or self.python_dtype is None)
 
 
 def _run_footprint(plan: FootprintPlan, input: Array, cval: Any) -> Array:
@@ -715,15 +725,9 @@ def _ranked_in_python(input: Array, footprint: np.ndarray,
     return np.dtype(jax.dtypes.canonicalize_dtype(wanted))
 
 
-def _float16_reaches_c(input) -> bool:
-    """SciPy ranks 1-D and empty float16 input in Python, the rest in C,
-    which refuses float16."""
-    return input.ndim > 1 and input.size > 0
-
-
 @docfiller(parameter="rank")
 @ndimage_function("input", "footprint",
-                  reject_float16=_float16_reaches_c, planned=True)
+                  planned=True)
 def rank_filter(input: ArrayLike, rank: int, size: Any = None,
                 footprint: Any = None, output: Any = None,
                 mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0, *,
@@ -756,7 +760,7 @@ def rank_filter(input: ArrayLike, rank: int, size: Any = None,
 
 @docfiller
 @ndimage_function("input", "footprint",
-                  reject_float16=_float16_reaches_c, planned=True)
+                  planned=True)
 def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
                   output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
                   origin: Any = 0, *, axes: Any = None) -> Array:
@@ -794,7 +798,7 @@ def median_filter(input: ArrayLike, size: Any = None, footprint: Any = None,
 
 @docfiller(parameter="percentile")
 @ndimage_function("input", "footprint",
-                  reject_float16=_float16_reaches_c, planned=True)
+                  planned=True)
 def percentile_filter(input: ArrayLike, percentile: float, size: Any = None,
                       footprint: Any = None, output: Any = None,
                       mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0,

@@ -470,6 +470,10 @@ class SplinePlan(Plan):
         return tuple(None if axis in self.axes else 0
                      for axis in range(self.ndim))
 
+    @property
+    def copies(self) -> bool:
+        return not self.axes or self.order < 2
+
 
 def _run_spline(plan: SplinePlan, input: ArrayLike) -> Array:
     """The kernel of a :class:`SplinePlan`: concrete CPU input in numpy
