@@ -179,6 +179,31 @@ CASES = {
         np.arange(5), 3, mode="constant", cval=np.nan),
     "percentile_filter 1-D bool, infinite cval": lambda m: m.percentile_filter(
         np.arange(5) > 2, 50, 3, mode="constant", cval=np.inf),
+    # numpy's ufuncs store the gradient and top-hats into the output
+    # under the same-kind rule.
+    "morphological_gradient into an int16 array": lambda m: m.morphological_gradient(
+        IMAGE.astype(np.float32), size=2, output=np.zeros((4, 4), np.int16)),
+    "morphological_laplace into an int16 array": lambda m: m.morphological_laplace(
+        IMAGE.astype(np.float32), size=2, output=np.zeros((4, 4), np.int16)),
+    "white_tophat of int32 into uint16": lambda m: m.white_tophat(
+        IMAGE.astype(np.int32), size=2, output=np.zeros((4, 4), np.uint16)),
+    "black_tophat of int32 into a uint16 dtype": lambda m: m.black_tophat(
+        IMAGE.astype(np.int32), size=2, output=np.uint16),
+    "morphological_gradient into a float32 array": lambda m: m.morphological_gradient(
+        IMAGE.astype(np.int16), size=2, output=np.zeros((4, 4), np.float32)),
+    # Labels written into bools are true; a centre past the structure
+    # is an IndexError; complex values have no sums per label of an index.
+    "label into bools": lambda m: m.label(np.array([1, 0, 1, 0, 1], bool), output=bool)[0],
+    "binary_erosion origin past the structure": lambda m: m.binary_erosion(
+        BOOLS, CROSS, origin=2),
+    "binary_hit_or_miss origin past the structure": lambda m: m.binary_hit_or_miss(
+        BOOLS, np.ones((1, 2)), origin1=[0, 1]),
+    "sum_labels of complex input over an index": lambda m: m.sum_labels(
+        SPECTRUM, BOOLS.astype(int) + 1, [1, 2]),
+    "center_of_mass of complex input over an index": lambda m: m.center_of_mass(
+        SPECTRUM, BOOLS.astype(int) + 1, [1, 2]),
+    "mean of complex input, scalar index": lambda m: m.mean(
+        SPECTRUM, BOOLS.astype(int) + 1, 1),
     # float16: SciPy's C layer refuses it, its early exits and its 1-D
     # rank route (in float32) do not.
     "float16 uniform_filter size 1 copies": lambda m: m.uniform_filter(

@@ -1013,8 +1013,14 @@ def _binary_erosion(input: Array, structure: Any, iterations: Any,
         mask = as_array(mask)
         if mask.shape != input.shape:
             raise RuntimeError("mask and input must have equal sizes")
-    origins = tuple(check_origin(o, n) for o, n in zip(
-        expand_origins(origin, axes, ndim), structure.shape))
+    origins = expand_origins(origin, axes, ndim)
+    for o, n in zip(origins, structure.shape):
+        if n // 2 + int(o) >= n:
+            # SciPy's IndexError, reading the structure's centre.
+            raise IndexError(f"origin: {o} places the centre past the "
+                             f"structure's {n} elements along an axis")
+    origins = tuple(check_origin(o, n) for o, n in zip(origins,
+                                                        structure.shape))
     out = _binary_output(output, input.shape)
     plan = BinaryPlan(ndim=ndim, pattern=Pattern.of(structure),
                       origins=origins, iterations=iterations, invert=invert,
@@ -1736,6 +1742,19 @@ def _check_subtract(a: np.dtype, b: np.dtype) -> None:
             "function instead.")
 
 
+def _check_stored(op: str, a: np.dtype, b: np.dtype, out: np.dtype) -> None:
+    """numpy's own error (a TypeError) where ``numpy.<op>(a, b, out=<out
+    array>)`` would store its result under the same-kind rule it refuses
+    (SciPy's gradient, Laplace and top-hats write into the output this
+    way): the operation on empty arrays raises it."""
+    try:
+        getattr(np, op)(np.zeros(0, a), np.zeros(0, b),
+                        out=np.zeros(0, out))
+    except TypeError as error:
+        error.add_note("output: its dtype cannot hold the result")
+        raise
+
+
 def _numpy_op(op: str, a: Array, b: Array, dtype: np.dtype) -> Array:
     """``numpy.<op>(a, b, out=<array of dtype>)``: computed in the promoted
     dtype, stored in ``dtype`` (integers wrap around); by numpy itself for
@@ -1851,6 +1870,12 @@ def _gradient_plan(input: Array, size: Any, footprint: Any, structure: Any,
         _check_subtract(dtype, input.dtype)
     else:
         _check_subtract(_result_dtype(dilation), dtype)
+    if isinstance(output, OutputArray):  # numpy's ufuncs store into it
+        if laplace:
+            _check_stored("add", _result_dtype(dilation), dtype, dtype)
+            _check_stored("subtract", dtype, input.dtype, dtype)
+        else:
+            _check_stored("subtract", _result_dtype(dilation), dtype, dtype)
     plan = GradientPlan(ndim=input.ndim, dilation=dilation, erosion=erosion,
                         laplace=laplace)
     return Planned(plan, _run_gradient, (input, weights, cval))
@@ -1916,8 +1941,10 @@ def _tophat(input: Array, size: Any, footprint: Any, structure: Any,
     """The input minus its opening (white) or the closing minus the input."""
     chain = _two_sided(input, size, footprint, structure, output, mode,
                        cval, origin, axes, first_minimum=white)
-    xor = (input.dtype == np.bool_
-           and _result_dtype(chain.plan.second) == np.bool_)
+    second = _result_dtype(chain.plan.second)
+    xor = input.dtype == np.bool_ and second == np.bool_
+    if not xor:  # numpy's ufunc stores into the closing's (opening's) array
+        _check_stored("subtract", input.dtype, second, second)
     plan = TophatPlan(ndim=input.ndim, chain=chain.plan, white=white,
                       xor=xor)
     return Planned(plan, _run_tophat, chain.operands)

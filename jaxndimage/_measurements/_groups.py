@@ -161,6 +161,12 @@ def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
                         "mean, variance, standard_deviation and "
                         "center_of_mass (SciPy raises TypeError); give a "
                         "scalar or a 1-d array")
+    if statistic in SUMMED_STATISTICS and jnp.iscomplexobj(input):
+        # SciPy sums over an index array by numpy's bincount, whose
+        # weights are float64.
+        raise TypeError(f"input: cannot sum {np.dtype(input.dtype)!r} "
+                        "values per label of an index array (SciPy's "
+                        "bincount takes float64 weights)")
     if (not exact_index and labels.size == 0 and index.size
             and _safely_castable_to_int(labels.dtype)):
         # SciPy takes labels.min() to choose how to count.

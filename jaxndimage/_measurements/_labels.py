@@ -118,7 +118,9 @@ def _run_label(plan: LabelPlan, input: Any) -> tuple[jax.Array, jax.Array]:
             steps=algorithm("run scans"))
     else:
         labels, count = _label_runs(input, plan.offsets, plan.index_dtype)
-    if not _is_traced(count) and int(count) > _max_exact(plan.dtype):
+    if (plan.dtype != np.bool_ and not _is_traced(count)
+            and int(count) > _max_exact(plan.dtype)):
+        # (SciPy's labelling loop writes labels into bools as true.)
         raise RuntimeError("insufficient bit-depth in requested output type")
     # Host labels (concrete CPU input) are cast by numpy, not by an eager
     # JAX operation compiled for the shape.
