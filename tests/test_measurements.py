@@ -113,6 +113,53 @@ def test_a_0d_index_of_summed_statistics_is_a_type_error_as_in_scipy():
         IMAGE, LABELS, np.array(2))
 
 
+@pytest.mark.parametrize("name", ["minimum", "maximum", "minimum_position",
+                                  "maximum_position", "extrema", "median"])
+@pytest.mark.parametrize("label", [2, COUNT + 2, -1])
+def test_a_0d_index_selects_as_an_index_array_as_in_scipy(name, label):
+    # A 0-d array is not a scalar to SciPy: it takes the index array's
+    # route, where a label that does not occur gives 0 (a scalar index
+    # that does not occur raises numpy's ValueError).
+    index = np.array(label)
+    _assert_same(getattr(jnd, name)(IMAGE, LABELS, index),
+                 getattr(ndi, name)(IMAGE, LABELS, index))
+    if name != "median":
+        with pytest.raises(ValueError):
+            getattr(ndi, name)(IMAGE, LABELS, COUNT + 2)
+        with pytest.raises(ValueError, match="zero-size"):
+            getattr(jnd, name)(IMAGE, LABELS, COUNT + 2)
+
+
+@pytest.mark.parametrize("label", [2, COUNT + 2])
+def test_histogram_of_a_0d_index_is_a_1d_object_array_as_in_scipy(label):
+    ours = jnd.histogram(IMAGE, 0, 9, 3, LABELS, np.array(label))
+    theirs = ndi.histogram(IMAGE, 0, 9, 3, LABELS, np.array(label))
+    assert ours.shape == theirs.shape == (1,) and ours.dtype == object
+    if theirs[0] is None:
+        assert ours[0] is None
+    else:
+        np.testing.assert_array_equal(ours[0], theirs[0])
+
+
+@pytest.mark.parametrize("index", [np.array([[1, 2], [3, 0]]),
+                                   np.zeros((0,), int), np.zeros((2, 0), int)])
+def test_comprehensions_refuse_empty_and_multidimensional_indices(index):
+    # SciPy's loop over the labels fails on an index of two or more
+    # dimensions (ValueError for this one) and reads the labels' range from
+    # an empty index's minimum; the other statistics take both.
+    calls = {"histogram": lambda m: m.histogram(IMAGE, 0, 9, 3, LABELS,
+                                                index),
+             "labeled_comprehension": lambda m: m.labeled_comprehension(
+                 IMAGE, LABELS, index, np.mean, float, -1.0)}
+    for name, call in calls.items():
+        with pytest.raises(ValueError):
+            call(ndi)
+        with pytest.raises(ValueError, match=f"index: {name}"):
+            call(jnd)
+    np.testing.assert_array_equal(jnd.mean(IMAGE, LABELS, index),
+                                  ndi.mean(IMAGE, LABELS, index))
+
+
 @pytest.mark.parametrize("shape", [(1, 30), (30,)])
 def test_center_of_mass_over_broadcasting_labels_has_the_inputs_coordinates(
         shape):

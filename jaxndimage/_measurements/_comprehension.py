@@ -18,7 +18,7 @@ from jaxndimage import _distributed
 from jaxndimage._dispatch import as_numpy
 from jaxndimage._docstrings import docfiller
 from jaxndimage._measurements._dispatch import MeasurementPlan
-from jaxndimage._measurements._groups import _check_index_cast
+from jaxndimage._measurements._groups import _check_comprehension_index
 from jaxndimage._measurements._results import _host, _is_traced, _like, _to_dask
 from jaxndimage._plans import Planned, run
 
@@ -121,7 +121,8 @@ def _plan_labeled_comprehension(input, labels, index, func, out_dtype,
         return planned("positive", (label_values,))
     scalar = bool(np.isscalar(index))
     index = np.atleast_1d(as_numpy(index))
-    _check_index_cast(index, label_values)
+    _check_comprehension_index("labeled_comprehension", index,
+                               label_values)
     return planned("array", (label_values, index.astype(label_values.dtype)),
                    scalar, np.dtype(out_dtype))
 

@@ -476,9 +476,23 @@ def _sums(groups: _Groups) -> tuple[jax.Array, jax.Array]:
     return _group_count(groups, counter), _group_sum(groups, values)
 
 
-def _check_index_cast(index: Any, labels: Any) -> None:
-    """labeled_comprehension's refusal of index values that change when cast
-    to the labels' type."""
+def _check_comprehension_index(name: str, index: Any, labels: Any) -> None:
+    """labeled_comprehension's and histogram's checks of an index array
+    (SciPy's loop over its labels): at most one dimension, at least one
+    label, and values that do not change when cast to the labels' type
+    (a traced index's values are not read)."""
+    if np.ndim(index) > 1:
+        # SciPy fails on it in its loop, with ValueError, TypeError or
+        # IndexError by the index's shape.
+        raise ValueError(f"index: {name} takes a label or a 1-d sequence "
+                         f"of labels, not a {np.ndim(index)}-d array")
+    if np.size(index) == 0:
+        # SciPy reads the labels' range from index.min().
+        raise ValueError(f"index: {name} needs at least one label (numpy: "
+                         f"zero-size array to reduction operation minimum "
+                         f"which has no identity)")
+    if _is_traced(index):
+        return
     index = np.atleast_1d(as_numpy(index))
     dtype = np.dtype(labels.dtype)
     if np.any(index.astype(dtype).astype(index.dtype) != index):

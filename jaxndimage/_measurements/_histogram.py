@@ -14,7 +14,10 @@ import numpy as np
 from jaxndimage._docstrings import docfiller
 from jaxndimage._measurements._bodies import _STATISTIC_PARAMETERS, _measure
 from jaxndimage._measurements._dispatch import _measurement
-from jaxndimage._measurements._groups import _check_index_cast, _float_dtype
+from jaxndimage._measurements._groups import (
+    _check_comprehension_index,
+    _float_dtype,
+)
 from jaxndimage._measurements._results import _host, _is_traced, _like
 
 
@@ -28,8 +31,10 @@ def _histogram_result(result, bound):
             return counts
         return counts if bool(_host(present, "histogram", "")) else None
     why = "with an index array it returns an object array of histograms"
-    counts_np = _host(counts, "histogram", why)
-    present_np = _host(present, "histogram", why)
+    # A 0-d index array gives one histogram in a 1-d array, as in SciPy.
+    present_np = np.atleast_1d(_host(present, "histogram", why))
+    counts_np = _host(counts, "histogram", why).reshape(
+        present_np.shape + (-1,))
     output = np.zeros(present_np.shape, object)
     for position in np.ndindex(present_np.shape):
         if present_np[position]:
@@ -78,8 +83,8 @@ def histogram(input, min, max, bins, labels=None, index=None):
     """
     if labels is None and index is not None:
         raise ValueError("index without defined labels")
-    if labels is not None and index is not None and not _is_traced(index):
-        _check_index_cast(index, labels)
+    if labels is not None and index is not None and not np.isscalar(index):
+        _check_comprehension_index("histogram", index, labels)
     edges = jnp.asarray(np.linspace(min, max, operator.index(bins) + 1),
                         _float_dtype(np.float64))
     return _measure("histogram", input, labels, index, exact_index=True,

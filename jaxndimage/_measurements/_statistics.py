@@ -100,11 +100,12 @@ def _statistic(name: str, *, summary: str, returns: str, examples: str,
 
 def _nonempty(reduction: str) -> Callable:
     """A finish step that raises numpy's ValueError for the minimum or
-    maximum of an empty region (outside a trace)."""
+    maximum of an empty single region (outside a trace).  Over an index
+    array, a 0-d one included, SciPy gives an absent label 0."""
 
     def finish(result, bound):
         value, count = result
-        if (np.ndim(count) == 0 and not _is_traced(count)
+        if (_one_region(bound.arguments) and not _is_traced(count)
                 and int(as_numpy(count)) == 0):
             raise ValueError(f"zero-size array to reduction operation "
                              f"{reduction} which has no identity")
