@@ -575,24 +575,40 @@ def _run_placed(call: _Call, options: _Options) -> Any:
 
 def _refuse_float16(impl: Callable, arguments: dict[str, Any],
                     options: _Options) -> None:
-    """SciPy's RuntimeError for float16 ``input``, raised where SciPy's C
-    layer refuses it: after the arguments have been checked (a planned
-    shell makes its plan and returns; another runs up to its first kernel,
-    and no further), where the plan says SciPy's C layer meets it
-    (:meth:`Plan.refuses_float16`: not in SciPy's early exits)."""
+    """SciPy's RuntimeError for float16 ``input``, or a float16 output,
+    raised where SciPy's C layer refuses it: after the arguments have been
+    checked (a planned shell makes its plan and returns; another runs up to
+    its first kernel, and no further), where the plan says SciPy's C layer
+    meets it (:meth:`Plan.refuses_float16`: not in SciPy's early exits)."""
     reject = options.reject_float16
-    if ("input" in arguments and getattr(arguments["input"], "dtype", None)
-            == np.float16 and (reject is True or (
-                callable(reject) and reject(arguments["input"])))):
-        try:
-            with checking_arguments():
-                planned = impl(**arguments)
-        except KernelRefused:
-            planned = None
-        if (isinstance(planned, Planned)
-                and not planned.plan.refuses_float16(arguments["input"])):
-            return
-        raise RuntimeError("input: array type dtype('float16') not supported")
+    input = arguments.get("input")
+    from_input = getattr(input, "dtype", None) == np.float16
+    if not (from_input or (options.has_output
+                           and _float16_request(arguments.get("output")))):
+        return
+    if not (reject is True or (callable(reject) and reject(input))):
+        return
+    try:
+        with checking_arguments():
+            planned = impl(**arguments)
+    except KernelRefused:
+        planned = None
+    if isinstance(planned, Planned) and not planned.plan.refuses_float16(
+            input):
+        return
+    raise RuntimeError(f"{'input' if from_input else 'output'}: array type "
+                       f"dtype('float16') not supported")
+
+
+def _float16_request(request: Any) -> bool:
+    """Whether an ``output=`` request (see :func:`_output_request`) asks
+    for float16."""
+    if isinstance(request, OutputArray):
+        return request.dtype == np.float16
+    try:
+        return request is not None and np.dtype(request) == np.float16
+    except TypeError:
+        return False
 
 
 def _delivered(result: Any, arguments: dict[str, Any], call: _Call,

@@ -407,13 +407,14 @@ def _output(output: Any, input: Array, allowed: tuple[type, ...],
 def _output_dtype(output: np.dtype | OutputArray, input: Array,
                   allowed: tuple[type, ...]) -> np.dtype:
     """The checks of SciPy's C code, in its order: a read-only output array
-    (ValueError), then an output array of a type the filter does not write,
-    or a real output for complex input (RuntimeError)."""
+    (ValueError), then an output array of a type the filter does not write
+    (met per sample: not for an empty input), or a real output for complex
+    input (RuntimeError)."""
     if isinstance(output, OutputArray):
         if not output.writeable:
             raise ValueError("output array is read-only.")
         dtype = np.dtype(output.dtype)
-        if dtype.type not in allowed:
+        if dtype.type not in allowed and input.size:
             raise RuntimeError("data type not supported")
     else:
         dtype = output
@@ -437,6 +438,8 @@ class FourierPlan(Plan):
     axis: int
     dtype: np.dtype
     out_dtype: np.dtype
+
+    empty_input_exits = True
 
 
 def _run_fourier(plan: FourierPlan, input: ArrayLike, parameters: Array

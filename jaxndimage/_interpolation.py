@@ -1148,6 +1148,24 @@ class InterpolationPlan(Plan):
         shape, so a dask input is interpolated whole."""
         return None
 
+    def refuses_float16(self, input: Any) -> bool:
+        """SciPy's C layer meets a float16 input in the prefilter's pass
+        along the first axis (orders 2-5 with ``prefilter``; it ends
+        before it reads an empty axis), and a float16 output, or an input
+        not prefiltered, at each output point."""
+        first = input.shape[0] if input.ndim else 0
+        return not self.copies and self._meets_float16(input.dtype, first)
+
+    def _meets_float16(self, dtype: np.dtype, first: int) -> bool:
+        """:meth:`refuses_float16` for input of ``dtype`` whose first
+        prefiltered axis has ``first`` samples."""
+        prefiltered = self.prefilter and self.order > 1
+        if dtype == np.float16 and prefiltered and first > 0:
+            return True
+        return math.prod(self.out_shape) > 0 and (
+            self.out_dtype == np.float16
+            or (dtype == np.float16 and not prefiltered))
+
     def component(self, out_dtype: np.dtype) -> Any:
         """The plan of one real component, into ``out_dtype``."""
         return dataclasses.replace(self, out_dtype=np.dtype(out_dtype),
@@ -1159,14 +1177,32 @@ def _interpolation_plan(kind: type, input: Array, out: np.dtype,
                         out_shape: Sequence[int], cval: Any,
                         **fields: Any) -> Any:
     """The plan of ``kind`` (its own ``fields`` given), after SciPy's
-    last check: a real input interpolates with a real ``cval`` (but for
-    a zoom's early exit, ``copy``)."""
+    last checks (but for a zoom's early exit, ``copy``): the padding of
+    mode 'nearest' before the prefilter, and a real ``cval`` for a real
+    input."""
     complex_input = bool(jnp.iscomplexobj(input))
+    if prefilter and order > 1 and mode == "nearest" and not fields.get(
+            "copy"):
+        _check_edge_padding(input, fields.get("axes"))
     if not complex_input and not fields.get("copy"):
         check_real_cval(cval)
     return kind(ndim=input.ndim, out_shape=tuple(int(n) for n in out_shape),
                 order=order, mode=mode, prefilter=bool(prefilter),
                 out_dtype=out, complex_input=complex_input, **fields)
+
+
+def _check_edge_padding(input: Array, axes: Sequence[int] | None) -> None:
+    """numpy's ValueError where SciPy pads an empty axis by its edge values
+    (mode 'nearest', before the prefilter): along ``axes`` (all if None),
+    plane by plane (none along an empty other axis: nothing is padded)."""
+    axes = range(input.ndim) if axes is None else axes
+    planes = math.prod(n for axis, n in enumerate(input.shape)
+                       if axis not in axes)
+    empty = [axis for axis in axes if input.shape[axis] == 0]
+    if planes and empty:
+        raise ValueError(f"input: can't extend empty axis {empty[0]} using "
+                         f"modes other than 'constant' or 'empty' (SciPy "
+                         f"pads it for mode 'nearest' before its prefilter)")
 
 
 @_per_component
@@ -1512,6 +1548,14 @@ class RotationPlan(InterpolationPlan):
     kernel's operands, into the plane of ``out_shape`` along ``axes``."""
 
     axes: tuple[int, int]
+
+    def refuses_float16(self, input: Any) -> bool:
+        """As :meth:`InterpolationPlan.refuses_float16`, plane by plane:
+        with no planes SciPy's loop over them reads nothing."""
+        planes = math.prod(n for axis, n in enumerate(input.shape)
+                           if axis not in self.axes)
+        return planes > 0 and self._meets_float16(
+            input.dtype, input.shape[self.axes[0]])
 
 
 @_per_component

@@ -941,6 +941,8 @@ class BinaryPlan(Plan):
     masked: bool
     out_dtype: np.dtype
 
+    empty_input_exits = True
+
     @property
     def depth(self) -> tuple[int, ...] | None:
         """None (no bounded reach) when iterated to convergence or
@@ -1124,6 +1126,18 @@ class ChainPlan(Plan):
         return self.first.copies and self.second.copies
 
     @property
+    def out_dtype(self) -> np.dtype:
+        """The dtype of the result: ``second``'s."""
+        return self.second.out_dtype
+
+    def refuses_float16(self, input: Any) -> bool:
+        """Where either step refuses: a binary step's float16 input is
+        the first's only, a grey step's result keeps the input's dtype
+        and shape."""
+        return (self.first.refuses_float16(input)
+                or self.second.refuses_float16(input))
+
+    @property
     def extends_edges(self) -> bool:
         """False: ``second`` extends ``first``'s result at the edges, not
         the input."""
@@ -1197,6 +1211,8 @@ class HitOrMissPlan(Plan):
     hit: BinaryPlan
     miss: BinaryPlan
     out_dtype: np.dtype
+
+    empty_input_exits = True
 
     @property
     def depth(self) -> tuple[int, ...]:
@@ -1346,6 +1362,11 @@ class FillHolesPlan(Plan):
         """None: the reach is unbounded, a dask input is computed whole."""
         return None
 
+    def refuses_float16(self, input: Any) -> bool:
+        """SciPy fills the holes of any input's truth values, but its C
+        dilation refuses a float16 output array (not an empty one)."""
+        return self.out_dtype == np.float16 and input.size > 0
+
 
 def _run_fill_holes(plan: FillHolesPlan, input: Array) -> Array:
     """The kernel of a :class:`FillHolesPlan`.  Concrete CPU input is
@@ -1367,7 +1388,7 @@ def _run_fill_holes(plan: FillHolesPlan, input: Array) -> Array:
 
 
 @docfiller
-@ndimage_function("input", "structure", reject_float16=False, planned=True,
+@ndimage_function("input", "structure", planned=True,
                   none_for_output_array=True)
 def binary_fill_holes(input: ArrayLike, structure: Any = None,
                       output: Any = None, origin: Any = 0, *,
@@ -1842,6 +1863,12 @@ class GradientPlan(Plan):
         """Both a copy (SciPy then combines them in numpy)."""
         return self.dilation.copies and self.erosion.copies
 
+    @property
+    def out_dtype(self) -> np.dtype:
+        """The dtype SciPy's C layer writes: the erosion's (an output
+        array's; without one SciPy ignores a requested dtype)."""
+        return self.erosion.out_dtype
+
 
 def _run_gradient(plan: GradientPlan, input: Array, structure: Any,
                   cval: Any) -> Array:
@@ -1918,6 +1945,14 @@ class TophatPlan(Plan):
     @property
     def copies(self) -> bool:
         return self.chain.copies
+
+    @property
+    def out_dtype(self) -> np.dtype:
+        """The dtype of the result: ``chain``'s."""
+        return self.chain.out_dtype
+
+    def refuses_float16(self, input: Any) -> bool:
+        return self.chain.refuses_float16(input)
 
     @property
     def extends_edges(self) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -41,6 +41,10 @@ class Plan:
     """
 
     ndim: int
+
+    #: Whether SciPy's C loop of this kind of call returns before it meets
+    #: the input's type when the input is empty (float16 then passes).
+    empty_input_exits: ClassVar[bool] = False
 
     @property
     def depth(self) -> tuple[int | None, ...] | None:
@@ -69,10 +73,12 @@ class Plan:
         return False
 
     def refuses_float16(self, input: Any) -> bool:
-        """Whether SciPy's C layer meets float16 ``input`` on this plan
-        and refuses it: everywhere but its early exits (:attr:`copies`)
-        unless a subclass knows better."""
-        return not self.copies
+        """Whether SciPy's C layer meets float16, as ``input``'s dtype or
+        as the plan's ``out_dtype``, and refuses it: everywhere but its
+        early exits (:attr:`copies`, and an empty input where
+        :attr:`empty_input_exits`) unless a subclass knows better."""
+        return meets_float16(self, input) and not (
+            self.copies or (self.empty_input_exits and input.size == 0))
 
     @property
     def sample_reach(self) -> tuple[int, ...] | None:
@@ -81,6 +87,12 @@ class Plan:
         dask learns them from a sample block ``2 * reach + 1`` wide.
         None for the others, which an empty block shows."""
         return None
+
+
+def meets_float16(plan: Plan, input: Any) -> bool:
+    """Whether ``input`` or ``plan``'s ``out_dtype`` (where it has one) is
+    float16."""
+    return np.float16 in (input.dtype, getattr(plan, "out_dtype", None))
 
 
 def window_depth(ndim: int, axes: Sequence[int], sizes: Sequence[int],

@@ -52,7 +52,7 @@ from jaxndimage._casting import cast_like_c, cast_like_numpy, compute_dtype
 from jaxndimage._dispatch import as_array, family_member, ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import FILTER_EXTENSION, check_mode, window_passes
-from jaxndimage._plans import Plan, Planned, window_depth
+from jaxndimage._plans import Plan, Planned, meets_float16, window_depth
 from jaxndimage._support import (
     as_int,
     check_axes,
@@ -518,10 +518,10 @@ class FootprintPlan(Plan):
         return window_depth(self.ndim, range(self.ndim), shape, self.origins)
 
     def refuses_float16(self, input: Any) -> bool:
-        """SciPy's C filters refuse non-empty float16 input; its 1-D rank
-        route (``python_dtype``) ranks it in float32."""
-        return input.size > 0 and (self.rank is None
-                                   or self.python_dtype is None)
+        """SciPy's C filters refuse non-empty float16 input and output;
+        its 1-D rank route (``python_dtype``) ranks in float32."""
+        return (meets_float16(self, input) and input.size > 0
+                and (self.rank is None or self.python_dtype is None))
 
 
 def _run_footprint(plan: FootprintPlan, input: Array, cval: Any) -> Array:

@@ -85,8 +85,10 @@ def _label(input, structure=None, output=None):
         raise AssertionError("structure: Structuring element is not "
                              "symmetric")
     index_dtype = label_index_dtype(input.size)
-    if output is not None and not _labels_fit(np.dtype(output)):
-        # SciPy's labelling loop has no signature for it.
+    if (output is not None and input.ndim and input.size
+            and not _labels_fit(np.dtype(output))):
+        # SciPy's labelling loop has no signature for it (and 0-d or
+        # empty input does not reach it).
         raise TypeError(f"output: labels of {np.dtype(output)} are not "
                         "supported (as in SciPy)")
     if output is not None and not np.dtype(output).isnative:
