@@ -130,6 +130,23 @@ def test_a_0d_index_selects_as_an_index_array_as_in_scipy(name, label):
             getattr(jnd, name)(IMAGE, LABELS, COUNT + 2)
 
 
+@pytest.mark.parametrize("labels", [LABELS - 1, LABELS * 100,
+                                    LABELS.astype(np.float32)])
+def test_a_0d_index_with_labels_scipy_renumbers_is_a_type_error(labels):
+    # Negative labels, labels above their number and float labels are
+    # renumbered by np.unique in SciPy's selections, which then cannot take
+    # a 0-d index; a scalar or a 1-d index is fine.
+    label = labels[LABELS == 2][0]
+    for name in ("minimum", "median", "maximum_position", "extrema"):
+        with pytest.raises(TypeError):
+            getattr(ndi, name)(IMAGE, labels, np.array(label))
+        with pytest.raises(TypeError, match="index"):
+            getattr(jnd, name)(IMAGE, labels, np.array(label))
+        for index in (label, [label]):
+            _assert_same(getattr(jnd, name)(IMAGE, labels, index),
+                         getattr(ndi, name)(IMAGE, labels, index))
+
+
 @pytest.mark.parametrize("label", [2, COUNT + 2])
 def test_histogram_of_a_0d_index_is_a_1d_object_array_as_in_scipy(label):
     ours = jnd.histogram(IMAGE, 0, 9, 3, LABELS, np.array(label))

@@ -133,6 +133,15 @@ def _safely_castable_to_int(dtype: np.dtype) -> bool:
             or (dtype.kind == "u" and dtype.itemsize < size))
 
 
+def _remapped_by_scipy(labels: Any) -> bool:
+    """Whether SciPy's selections (minimum, maximum, median, positions)
+    number ``labels`` (concrete, not empty) by ``np.unique`` before
+    selecting: labels of a type not safely cast to int, or a label below 0
+    or above the number of labels."""
+    return (not _safely_castable_to_int(labels.dtype)
+            or int(np.min(labels)) < 0 or int(np.max(labels)) > labels.size)
+
+
 def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
           exact_index: bool) -> tuple[StatisticPlan, Any, Any, Any]:
     """Validate ``labels``/``index`` and choose how to group (on the host).
@@ -160,6 +169,14 @@ def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
         raise TypeError("index: a 0-d array is not accepted by sum_labels, "
                         "mean, variance, standard_deviation and "
                         "center_of_mass (SciPy raises TypeError); give a "
+                        "scalar or a 1-d array")
+    if (index.ndim == 0 and not exact_index and labels.size
+            and not _is_traced(labels) and _remapped_by_scipy(labels)):
+        # SciPy's `_select` numbers such labels by np.unique and writes
+        # into what its search of a 0-d index returns: a scalar.
+        raise TypeError("index: a 0-d array is not accepted with labels "
+                        "that are not integers, are negative or exceed "
+                        "their number (SciPy raises TypeError); give a "
                         "scalar or a 1-d array")
     if statistic in SUMMED_STATISTICS and jnp.iscomplexobj(input):
         # SciPy sums over an index array by numpy's bincount, whose
