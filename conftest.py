@@ -11,6 +11,11 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+# The accelerator lane's property tests under the switch: each example
+# compiles its configuration on the device (0.3-12 s on a TPU), so the lane
+# replays the same first few examples of each test.
+settings.register_profile("device", derandomize=True, deadline=None,
+                          max_examples=3)
 
 
 def pytest_collection_modifyitems(items):

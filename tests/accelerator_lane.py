@@ -38,8 +38,9 @@ two parts:
    ``tests/test_accelerator.py``, dtypes and exceptions equal).  With
    ``--switch-properties [FILE...]`` the property tests (all, or those
    files) run so too, after the first part
-   (``compat_tests/switch_check.py``); on a TPU each configuration they
-   draw compiles there, so the files may need runs of their own.
+   (``compat_tests/switch_check.py``), each test with the same first
+   three examples (hypothesis' profile ``device``, ``conftest.py``): on a
+   TPU each configuration they draw compiles there.
    ``--select EXPRESSION`` runs only SciPy's tests that pytest's ``-k``
    selects, to split a module over runs that each fit a time limit.
 
@@ -179,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
             files = options.switch_properties or [
                 *PROPERTY_TESTS, "compat_tests/test_position.py"]
             parts["property tests, numpy input, also under the switch"] = (
-                _run([*files, "--jaxndimage-accelerated", "default"], log))
+                _run([*files, "--jaxndimage-accelerated", "default",
+                      "--hypothesis-profile", "device"], log))
         plain = {name: value for name, value in os.environ.items()
                  if name != "SCIPY_ARRAY_API"}
         plain["PYTHONPATH"] = os.pathsep.join(
