@@ -89,6 +89,24 @@ def test_numpy_float64_equals_scipy_bit_for_bit(name, x):
     np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("mode", ["wrap", "constant", "mirror"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_signed_zeros_of_derivative_kernels_are_scipys(mode, dtype):
+    # An antisymmetric kernel starts from the centre's product and adds
+    # (left - right) * weight: data of zeros and signed zeros can end at
+    # -0, as SciPy's sums do.
+    x = np.random.default_rng(5).choice(
+        [-3.0, -0.0, 0.0, 0.0, 2.0], size=(7, 9)).astype(dtype)
+    for call in (lambda m: m.gaussian_filter1d(x, 1.0, order=1, mode=mode),
+                 lambda m: m.gaussian_filter(x, 1.0, order=(1, 2), mode=mode),
+                 lambda m: m.sobel(x, mode=mode),
+                 lambda m: m.prewitt(x, axis=0, mode=mode),
+                 lambda m: m.correlate1d(x, [-1.0, 0.0, 1.0], mode=mode)):
+        expected, got = call(sp), call(jn)
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
 def test_jax_float32_computes_in_float32():
     # The same call on a JAX array computes in float32: no longer SciPy's
     # bits, but within float32 rounding of them.

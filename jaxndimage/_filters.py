@@ -159,9 +159,10 @@ def _taps(grid: Any, padded: Array, weights: Array, axis: int,
           symmetry: int, unrolled: int, block: int, as_scipy: bool
           ) -> Array:
     """:func:`_weighted_taps`, with `_accumulate`'s ``unrolled`` and
-    ``block``.  ``as_scipy``: each product rounded before it is added, and
-    +0 for an antisymmetric kernel's 0, as SciPy computes (off for the
-    tangents, which must be linear in their arrays)."""
+    ``block``.  ``as_scipy``: each product rounded before it is added, as
+    SciPy computes (off for the tangents, which must be linear in their
+    arrays); an antisymmetric kernel's sum starts from the centre's
+    product, so that zeros end at SciPy's signed zero."""
     size = weights.shape[0]
     span = size - 1
     # Materialised, so the weights are not recomputed inside every tap.
@@ -185,9 +186,6 @@ def _taps(grid: Any, padded: Array, weights: Array, axis: int,
             weighted(half, tap(half)),
             lambda k: weighted(k, grid.join(op, tap(k), tap(span - k))),
             half, add, unrolled, block)
-        if symmetry < 0 and as_scipy:
-            # SciPy's derivative kernels never end at -0.
-            total = jnp.where(total == 0, jnp.zeros((), padded.dtype), total)
         return total
     # SciPy's order: the last tap, then the others from the first.
     return _accumulate(weighted(span, tap(span)),
