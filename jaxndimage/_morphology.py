@@ -931,7 +931,10 @@ class BinaryPlan(Plan):
     ``border`` past the edges; of the complement, complemented, for
     ``invert`` (a dilation, whose pattern and origins are then already
     reflected).  ``iterations < 1``: until nothing changes.  ``masked``:
-    only samples where the mask operand is True change."""
+    only samples where the mask operand is nonzero change; with
+    ``int8_mask_after_first``, after the first iteration only those where
+    the mask cast to int8 is (SciPy's iterations after the first read it
+    so: a mask of 0.5 or 256 stops them)."""
 
     pattern: Pattern
     origins: tuple[int, ...]
@@ -940,6 +943,7 @@ class BinaryPlan(Plan):
     border: bool
     masked: bool
     out_dtype: np.dtype
+    int8_mask_after_first: bool = False
 
     empty_input_exits = True
 
@@ -956,6 +960,16 @@ class BinaryPlan(Plan):
 
 def _run_binary(plan: BinaryPlan, input: Array, mask: Array | None) -> Array:
     """The kernel of a :class:`BinaryPlan`."""
+    if plan.int8_mask_after_first:
+        once = dataclasses.replace(plan, iterations=1,
+                                   int8_mask_after_first=False)
+        rest = dataclasses.replace(
+            plan, int8_mask_after_first=False,
+            iterations=plan.iterations - 1 if plan.iterations > 1
+            else plan.iterations)
+        narrowed = (np.asarray(mask, np.int8) if isinstance(mask, np.ndarray)
+                    else mask.astype(jnp.int8))
+        return _run_binary(rest, _run_binary(once, input, mask), narrowed)
     options = dict(iterations=plan.iterations, invert=plan.invert,
                    border=plan.border, out_dtype=plan.out_dtype,
                    raster=algorithm("binary propagation") == "raster",
@@ -990,10 +1004,12 @@ def _run_binary(plan: BinaryPlan, input: Array, mask: Array | None) -> Array:
 
 def _binary_erosion(input: Array, structure: Any, iterations: Any,
                     mask: Any, output: Any, border_value: Any, origin: Any,
-                    invert: bool, axes: Any, reflect: bool = False
-                    ) -> Planned:
+                    invert: bool, axes: Any, reflect: bool = False,
+                    brute_force: bool = False) -> Planned:
     """SciPy's ``_binary_erosion``, validated in its order; ``reflect``
-    first turns ``structure``/``origin`` into the dilation's."""
+    first turns ``structure``/``origin`` into the dilation's.  Without
+    ``brute_force`` SciPy's iterations after the first read the mask cast
+    to int8 (:func:`_narrowing_changes`)."""
     iterations = _check_iterations(iterations)
     if jnp.iscomplexobj(input):
         raise TypeError("Complex type not supported")
@@ -1027,8 +1043,24 @@ def _binary_erosion(input: Array, structure: Any, iterations: Any,
     plan = BinaryPlan(ndim=ndim, pattern=Pattern.of(structure),
                       origins=origins, iterations=iterations, invert=invert,
                       border=bool(border_value), masked=mask is not None,
-                      out_dtype=out)
+                      out_dtype=out, int8_mask_after_first=(
+                          mask is not None and iterations != 1
+                          and not brute_force and _narrowing_changes(mask)))
     return Planned(plan, _run_binary, (input, mask))
+
+
+def _narrowing_changes(mask: Any) -> bool:
+    """Whether ``mask`` cast to int8 is zero where the mask is not (a
+    fraction, a multiple of 256): read for concrete host masks, assumed
+    for other masks of types wider than a byte."""
+    dtype = np.dtype(mask.dtype)
+    if dtype.kind == "b" or dtype.itemsize == 1 and dtype.kind in "iu":
+        return False
+    if not concrete_on_cpu(mask):
+        return True
+    host = np.asarray(mask)
+    with np.errstate(invalid="ignore"):
+        return bool(np.any((host != 0) & (host.astype(np.int8) == 0)))
 
 
 @docfiller(operations="erosions", result="eroded")
@@ -1061,7 +1093,8 @@ def binary_erosion(input: ArrayLike, structure: Any = None,
     """
     input = as_array(input)
     return _binary_erosion(input, structure, iterations, mask, output,
-                           border_value, origin, False, axes)
+                           border_value, origin, False, axes,
+                           brute_force=brute_force)
 
 
 @docfiller(operations="dilations", result="dilated")
@@ -1099,7 +1132,8 @@ def binary_dilation(input: ArrayLike, structure: Any = None,
     """
     input = as_array(input)
     return _binary_erosion(input, structure, iterations, mask, output,
-                           border_value, origin, True, axes, reflect=True)
+                           border_value, origin, True, axes, reflect=True,
+                           brute_force=brute_force)
 
 
 def _stand_in(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
@@ -1151,6 +1185,7 @@ def _run_binary_chain(plan: ChainPlan, input: Array, mask: Array | None
     first, second = plan.first, plan.second
     if (first.iterations > 1 or mask is not None) and input.size \
             and input.ndim and first.border == second.border \
+            and not first.int8_mask_after_first \
             and concrete_on_cpu(input) \
             and (mask is None or concrete_on_cpu(mask)):
         result = _binary_chain_by_canvas(input, mask, first, second)
@@ -1161,16 +1196,16 @@ def _run_binary_chain(plan: ChainPlan, input: Array, mask: Array | None
 
 def _open_or_close(input: Array, structure: Any, iterations: Any,
                    output: Any, origin: Any, mask: Any, border_value: Any,
-                   axes: Any, opening: bool) -> Planned:
+                   axes: Any, opening: bool, brute_force: bool) -> Planned:
     structure = _default_structure(structure,
                                    len(check_axes(axes, input.ndim)))
     first = _binary_erosion(input, structure, iterations, mask, None,
                             border_value, origin, not opening, axes,
-                            reflect=not opening)
+                            reflect=not opening, brute_force=brute_force)
     second = _binary_erosion(_stand_in(first.plan.out_dtype, input.shape),
                              structure, iterations, mask, output,
                              border_value, origin, opening, axes,
-                             reflect=opening)
+                             reflect=opening, brute_force=brute_force)
     plan = ChainPlan(ndim=input.ndim, first=first.plan, second=second.plan)
     return Planned(plan, _run_binary_chain, first.operands)
 
@@ -1184,7 +1219,8 @@ def _binary_opening_or_closing(name: str, opening: bool,
                   mask: Any = None, border_value: int = 0,
                   brute_force: bool = False, *, axes: Any = None) -> Array:
         return _open_or_close(as_array(input), structure, iterations, output,
-                              origin, mask, border_value, axes, opening)
+                              origin, mask, border_value, axes, opening,
+                              brute_force)
 
     return family_member(operation, name, "%(binary_opening_doc)s", "input",
                          "structure", "mask", planned=True, fields=fields)

@@ -460,3 +460,27 @@ def test_jax_arrays_on_a_cpu_compile_per_bucket_not_per_shape():
                             jax_input=True)
     over = {name: n for name, n in counts.items() if n > 10}
     assert not over, f"compilations for 10 shapes: {over}"
+
+
+@pytest.mark.parametrize("mask", [np.array([0.5, 0.5, 1.0, 2.0, 0.0, 1.0]),
+                                  np.array([256, 256, 1, 3, 0, 1], np.int16)])
+def test_iterations_after_the_first_read_the_mask_as_int8_as_scipy(mask):
+    # SciPy's iterations after the first read the mask cast to int8, where
+    # 0.5 and 256 are 0; the first iteration, and every iteration of the
+    # brute-force path, reads it as given.
+    x = np.array([0, 0, 1, 0, 0, 1])
+    calls = [lambda m, **k: m.binary_dilation(x, iterations=2, mask=mask, **k),
+             lambda m, **k: m.binary_dilation(x, iterations=-1, mask=mask,
+                                              **k),
+             lambda m, **k: m.binary_erosion(1 - x, iterations=3, mask=mask,
+                                             **k),
+             lambda m, **k: m.binary_closing(x, iterations=2, mask=mask, **k)]
+    for call in calls:
+        for brute_force in (False, True):
+            np.testing.assert_array_equal(
+                call(jnd, brute_force=brute_force),
+                call(ndi, brute_force=brute_force))
+    np.testing.assert_array_equal(jnd.binary_propagation(x, mask=mask),
+                                  ndi.binary_propagation(x, mask=mask))
+    assert not jnd.binary_propagation(x, mask=mask)[0]
+
