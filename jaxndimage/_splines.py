@@ -388,7 +388,13 @@ def coefficients_on_host(x: Any, order: int, mode: str, cval: Any,
     in numpy (:func:`_filter_on_host`), nothing compiled.  A numpy
     array."""
     info = INTERPOLATION[mode]
-    x = np.asarray(x).astype(compute)
+    x = np.asarray(x)
+    if info.prepad:
+        # SciPy pads by numpy's pad, which stores cval in the input's
+        # dtype (2.5 as 2, -1 as 255 in uint8).
+        with np.errstate(invalid="ignore", over="ignore"):
+            cval = np.asarray(cval).astype(x.dtype)
+    x = x.astype(compute)
     if info.prepad:
         for axis in axes:
             x = _host_pad(x, axis, PREPAD, info.prepad, cval)

@@ -395,3 +395,19 @@ def test_prefilter_of_host_input_spreads_nan_and_inf_as_scipy():
         finite = np.isfinite(expected)
         np.testing.assert_allclose(got[finite], expected[finite],
                                    rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("cval", [2.5, -1.0, 300])
+def test_grid_constant_pads_integer_input_with_cval_in_its_dtype(cval):
+    # SciPy pads the input by numpy's pad before the prefilter, which
+    # stores cval in the input's dtype (2.5 as 2, -1 as 255 in uint8);
+    # points past the padding read cval itself.
+    image = np.random.default_rng(8).integers(0, 200, (5, 7)).astype(np.uint8)
+    for call in (lambda m: m.shift(image, (0.5, -1.5), order=3,
+                                   mode="grid-constant", cval=cval,
+                                   output=np.float64),
+                 lambda m: m.zoom(image, 1.4, order=2, mode="grid-constant",
+                                  cval=cval, output=np.float64)):
+        np.testing.assert_allclose(call(jn), call(ndi), rtol=0,
+                                   atol=1e-12 * 255)
+
