@@ -115,6 +115,21 @@ def cast_like_c(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:
     return value.astype(dtype)
 
 
+def store_like_c(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:
+    """Store a filter's result in ``dtype`` as SciPy's C filters store it:
+    through a double, then by C's cast (:func:`cast_like_c`).  For integer
+    results this differs from numpy's wrap-around only where a uint32 or
+    64-bit value beyond int32's range goes into a type C converts through a
+    32-bit register (narrower than 32 bits, int32, bool): it becomes the
+    low bits of INT_MIN.  (Into 64-bit types and uint32 the integers stay
+    exact, where SciPy's double rounds them beyond 2**53.)"""
+    dtype = np.dtype(dtype)
+    if (x.dtype in (np.uint32, np.int64, np.uint64)
+            and (dtype.itemsize < 4 or dtype == np.int32)):
+        x = x.astype(compute_dtype(x.dtype))
+    return cast_like_c(x, dtype)
+
+
 def cast_like_numpy(x: jnp.ndarray, dtype: np.dtype) -> jnp.ndarray:
     """Cast ``x`` to ``dtype`` as numpy's ``output[...] = x`` would (SciPy's
     early exits copy this way): a bool is ``x != 0``; every other cast is

@@ -48,7 +48,12 @@ from jaxndimage._canvas import (
     shape_generic,
     window_margins,
 )
-from jaxndimage._casting import cast_like_c, cast_like_numpy, compute_dtype
+from jaxndimage._casting import (
+    cast_like_c,
+    cast_like_numpy,
+    compute_dtype,
+    store_like_c,
+)
 from jaxndimage._dispatch import as_array, family_member, ndimage_function
 from jaxndimage._docstrings import docfiller
 from jaxndimage._modes import FILTER_EXTENSION, check_mode, window_passes
@@ -225,9 +230,9 @@ def _extreme_separable(x: Array, cval: Any, *, grid: Any,
         before = size // 2 + origin
         padded = grid.pad(x, axis, before, size - 1 - before, mode,
                           jnp.asarray(cval).astype(dtype))
-        x = cast_like_c(grid.crop(sliding_extreme(grid, padded, size, axis,
-                                                  minimum), shape),
-                        out_dtype)
+        x = store_like_c(grid.crop(sliding_extreme(grid, padded, size, axis,
+                                                   minimum), shape),
+                         out_dtype)
         # Stored, so that the next pass reads samples, not this pass's
         # window of each.
         x = lax.optimization_barrier(x)
@@ -249,7 +254,7 @@ def _extreme_footprint(x: Array, cval: Any, *, grid: Any, pattern: Pattern,
     padded = pad_for_footprint(grid, x, footprint.shape, origins,
                                (mode,) * footprint.ndim, cval)
     result = _footprint_extreme(grid, padded, footprint, minimum)
-    return cast_like_c(grid.crop(result, x.shape), out_dtype)
+    return store_like_c(grid.crop(result, x.shape), out_dtype)
 
 
 @functools.lru_cache(maxsize=None)
@@ -317,7 +322,7 @@ def _rank_footprint(x: Array, cval: Any, *, grid: Any, pattern: Pattern,
     taps = footprint_taps(grid, padded, footprint)
     if isinstance(grid, ExactGrid):
         taps = [grid.crop(t, x.shape) for t in taps]
-    return cast_like_c(select_rank(taps, rank), out_dtype)
+    return store_like_c(select_rank(taps, rank), out_dtype)
 
 
 # --------------------------------------------------------------------------

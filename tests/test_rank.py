@@ -271,3 +271,23 @@ def test_scipy_private_c_loops_still_exist():
     assert callable(_nd_image.generic_filter1d)
     assert _ni_support._extend_mode_to_code("nearest") == 0
     assert callable(_interpolation.geometric_transform)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.uint32])
+@pytest.mark.parametrize("out", [np.uint8, np.int16, np.int32, np.bool_])
+def test_wide_integers_are_stored_in_narrower_outputs_through_a_double(
+        dtype, out):
+    # SciPy's C filters store a result through a double, which C converts
+    # to a type narrower than 64 bits through a 32-bit register: a value
+    # beyond int32's range becomes the low bits of INT_MIN, not its own.
+    values = np.array([2**40 + 5, 3_000_000_005, 300, 7, 2**31 + 7, 5],
+                      np.int64).astype(dtype)
+    image = np.stack([values] * 3, axis=1)
+    calls = [lambda m: m.minimum_filter(image, size=2, output=out),
+             lambda m: m.median_filter(image, footprint=[[1, 0, 1]],
+                                       output=out),
+             lambda m: m.grey_dilation(image, footprint=[[1, 1], [0, 1]],
+                                       output=out)]
+    for call in calls:
+        np.testing.assert_array_equal(call(jnd), call(ndi))
+
