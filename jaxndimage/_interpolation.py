@@ -264,7 +264,10 @@ def _round_to(values: Array, dtype: np.dtype) -> Array:
 def _with_cval(total: Array, weights: list[list[Array]],
                lost: list[Array | None], cval: Any) -> Array:
     """Add cval times the weight of the neighbours past the edges of the
-    'constant' coefficient extension (all weights are per axis)."""
+    'constant' coefficient extension (all weights are per axis); nothing
+    where no weight falls there, so that a NaN or infinite cval reaches
+    only the points that read past the edges (but for a neighbour of
+    weight 0 past them, where SciPy's ``0 * cval`` gives NaN)."""
     if all(x is None for x in lost):
         return total
     inside = everything = 1.0
@@ -272,7 +275,9 @@ def _with_cval(total: Array, weights: list[list[Array]],
         kept = sum(w[1:], w[0])
         everything = everything * (kept if x is None else kept + x)
         inside = inside * kept
-    return total + jnp.asarray(cval, total.dtype) * (everything - inside)
+    past = everything - inside
+    return total + jnp.where(past != 0, jnp.asarray(cval, total.dtype) * past,
+                             jnp.zeros((), total.dtype))
 
 
 def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
@@ -392,9 +397,11 @@ def _interpolate_separable(c: Array, coordinates: Sequence[Array],
             if order == 0:
                 total = jnp.where(lost.reshape(shape) > 0,
                                   jnp.asarray(cval, dtype), total)
-            else:
-                total = total + jnp.asarray(cval, dtype) * lost.astype(
-                    dtype).reshape(shape)
+            else:  # (nothing where no weight is lost: see _with_cval)
+                lost = lost.astype(dtype).reshape(shape)
+                total = total + jnp.where(
+                    lost != 0, jnp.asarray(cval, dtype) * lost,
+                    jnp.zeros((), dtype))
         c = total
         if out is not None:
             out = out.reshape(shape)

@@ -411,3 +411,20 @@ def test_grid_constant_pads_integer_input_with_cval_in_its_dtype(cval):
         np.testing.assert_allclose(call(jn), call(ndi), rtol=0,
                                    atol=1e-12 * 255)
 
+
+@pytest.mark.parametrize("cval", [np.nan, np.inf])
+def test_a_non_finite_grid_constant_cval_reaches_only_points_past_the_edges(
+        cval):
+    # SciPy adds cval times the weight of each neighbour past the edges:
+    # a point whose neighbours all lie inside never meets cval (0 * nan).
+    image = np.arange(24.0).reshape(4, 6)
+    for call in (lambda m: m.shift(image, (0.5, -0.25), order=1,
+                                   mode="grid-constant", cval=cval),
+                 lambda m: m.zoom(image, 1.3, order=1, mode="grid-constant",
+                                  cval=cval, grid_mode=True),
+                 lambda m: m.rotate(image, 20, order=1, mode="grid-constant",
+                                    cval=cval)):
+        expected, got = call(ndi), call(jn)
+        assert np.isfinite(expected).any()
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+
