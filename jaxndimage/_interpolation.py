@@ -275,9 +275,14 @@ def _with_cval(total: Array, weights: list[list[Array]],
         kept = sum(w[1:], w[0])
         everything = everything * (kept if x is None else kept + x)
         inside = inside * kept
-    past = everything - inside
-    return total + jnp.where(past != 0, jnp.asarray(cval, total.dtype) * past,
-                             jnp.zeros((), total.dtype))
+    return total + _cval_times(everything - inside, cval, total.dtype)
+
+
+def _cval_times(weight: Array, cval: Any, dtype: np.dtype) -> Array:
+    """``cval * weight`` (the weight past the edges), and 0 where it is 0:
+    a NaN or infinite cval reaches only the points that read past them."""
+    return jnp.where(weight != 0, jnp.asarray(cval, dtype) * weight,
+                     jnp.zeros((), dtype))
 
 
 def _interpolate_points(c: Array, coordinates: Sequence[Array], order: int,
@@ -397,11 +402,9 @@ def _interpolate_separable(c: Array, coordinates: Sequence[Array],
             if order == 0:
                 total = jnp.where(lost.reshape(shape) > 0,
                                   jnp.asarray(cval, dtype), total)
-            else:  # (nothing where no weight is lost: see _with_cval)
-                lost = lost.astype(dtype).reshape(shape)
-                total = total + jnp.where(
-                    lost != 0, jnp.asarray(cval, dtype) * lost,
-                    jnp.zeros((), dtype))
+            else:
+                total = total + _cval_times(
+                    lost.astype(dtype).reshape(shape), cval, dtype)
         c = total
         if out is not None:
             out = out.reshape(shape)
