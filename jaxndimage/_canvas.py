@@ -29,6 +29,15 @@ to ``cval``; so before a pass along a constant-mode axis, the kernel
 rewrites that axis's margin to ``cval`` (:meth:`FlatGrid.pad`), where the
 host has marked the margins of each axis (`Geometry.outside`).
 
+Lines
+-----
+A canvas computes a value at every position of its block, margins
+included.  A single pass whose margins are at least half as long as its
+axis runs instead on the array's lines along that axis, each extended by
+the mode, as the rows of blocks of one width (:func:`runs_on_lines`,
+:class:`LineGrid`): a program per width of lines, computing each line's
+values alone.
+
 Kernels are written once against a *grid*, which is either
 :class:`ExactGrid` (an n-D array of static shape: inside a user's
 ``jit``/``vmap``/``grad``, and for 0-d input) or :class:`FlatGrid` (the
@@ -43,7 +52,7 @@ import contextlib
 import contextvars
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import jax
@@ -63,14 +72,16 @@ from jaxndimage._modes import FILTER_EXTENSION, extend_indices, pad_axis
 from jaxndimage._support import aligned_empty
 from jaxndimage._typing import Array
 
-__all__ = ["BUCKETS", "LIST_CHUNK", "SHORT_LISTS", "SOURCE_LENGTHS", "TILE_LENGTH",
-           "ExactGrid", "FlatGrid", "Margins", "bands", "bucket_length",
-           "canvas_mode", "canvas_per_pass", "checking_reads",
-           "chunk_of", "concrete_on_cpu", "flat_bucket", "flat_position",
-           "gather_source", "in_chunks", "like_input",
-           "list_chunks", "list_length", "nonzero_mask", "one_pass_per_call",
-           "pointwise", "relabel_axes",
-           "separable_margins", "shape_generic", "window_margins"]
+__all__ = ["BUCKETS", "LINE_BLOCK", "LIST_CHUNK", "SHORT_LISTS",
+           "SOURCE_LENGTHS", "TILE_LENGTH", "ExactGrid", "FlatGrid",
+           "LineGrid", "Margins", "bands", "bucket_length", "canvas_mode",
+           "canvas_per_pass", "checking_reads", "chunk_of",
+           "concrete_on_cpu", "flat_bucket", "flat_position",
+           "gather_source", "in_chunks", "like_input", "line_rows",
+           "line_width", "list_chunks", "list_length", "nonzero_mask",
+           "one_pass_per_call", "pointwise", "relabel_axes",
+           "runs_on_lines", "separable_margins", "shape_generic",
+           "window_margins"]
 
 
 #: Canvas lengths, in samples: eight levels, so that 2-D images from 16² to
@@ -251,6 +262,40 @@ class ExactGrid:
         if tuple(x.shape) == tuple(shape):
             return x
         return lax.slice(x, (0,) * x.ndim, tuple(shape))
+
+
+class LineGrid(ExactGrid):
+    """Lines along axis 1 of a block, each extended by the host beyond its
+    ``length`` samples (see :func:`runs_on_lines`).
+
+    Shifts are slices, as on :class:`ExactGrid`; a pass's output keeps the
+    width its reads leave, which the host crops.  The host has extended
+    the margins of every mode but the constant ones; a constant mode's
+    margins, outside the ``before`` columns and the ``length`` samples
+    after them, are set to ``cval`` here, in the kernel's dtype.
+    """
+
+    def __init__(self, length: Array):
+        self.length = length  # traced: the samples of each line
+
+    def pad(self, x: Array, axis: int, before: int, after: int, mode: str,
+            cval: Any) -> Array:
+        if FILTER_EXTENSION[mode] != "constant" or not (before or after):
+            return x
+        column = lax.broadcasted_iota(jnp.int32, x.shape, axis)
+        inside = (column >= before) & (column < before + self.length)
+        return jnp.where(inside, x, jnp.asarray(cval, x.dtype))
+
+    def pad_all(self, x: Array, before: Sequence[int], after: Sequence[int],
+                modes: Sequence[str], cval: Any) -> Array:
+        for axis, (b, a, mode) in enumerate(zip(before, after, modes)):
+            x = self.pad(x, axis, b, a, mode, cval)
+        return x
+
+    def crop(self, x: Array, shape: Sequence[int]) -> Array:
+        """The first ``shape`` samples of ``x``, as far as it holds them:
+        the block's shape (a pass's input) keeps its output whole."""
+        return super().crop(x, tuple(map(min, x.shape, shape)))
 
 
 class Geometry(NamedTuple):
@@ -769,6 +814,111 @@ def one_pass_per_call(x: Array, axes: Sequence[int], margins: Margins,
     return x
 
 
+#: The samples of one block of lines (:func:`runs_on_lines`): the lines
+#: of an array run through one program, this many samples at a time.
+LINE_BLOCK = 2**18
+
+
+def line_width(samples: int, span: int) -> int:
+    """The width of a block of lines of ``samples`` samples each, read
+    ``span`` samples further by a pass: ``span`` and the first of 16, 24,
+    32, 40, 56, ... (each at most a quarter more than the last, rounded up
+    to a multiple of 8) that holds ``samples``, the values a pass computes
+    of each line."""
+    values = 16
+    while values < samples:
+        values = -(-values * 5 // 32) * 8
+    return values + span
+
+
+def line_rows(width: int) -> int:
+    """The lines of one block of ``width`` (:data:`LINE_BLOCK` samples)."""
+    return max(1, LINE_BLOCK // width)
+
+
+def runs_on_lines(shape: tuple[int, ...], axis: int, margins: Margins
+                  ) -> bool:
+    """Whether a single pass along ``axis`` of concrete CPU input runs on
+    lines: the array's lines along that axis, each extended by the pass's
+    margins, as the rows of blocks of one width (:func:`line_width`;
+    :class:`LineGrid`), each block computing its lines' samples alone.
+
+    A canvas computes a value at every position of the extended array,
+    margins included: where the margins are at least half as long as the
+    axis (a wide kernel along a short axis of a volume), lines compute
+    fewer values, and they take them where the canvas computes more.
+    One program serves every array whose lines share a width.
+    """
+    samples = shape[axis] if shape else 0
+    span = margins.lo[axis] + margins.hi[axis]
+    if len(shape) < 2 or samples == 0 or 2 * span < samples:
+        return False
+    size = math.prod(shape)
+    lines = size // samples
+    width = line_width(samples, span)
+    rows = line_rows(width)
+    on_lines = -(-lines // rows) * rows * (width - span)
+    return on_lines <= bucket_length(lines * (samples + span))
+
+
+def _on_lines(run: Callable[[np.ndarray, np.ndarray], Any], x: Any,
+              axis: int, margins: Margins) -> Any:
+    """``run(block, length)`` on the blocks of the lines of ``x`` along
+    ``axis`` (see :func:`runs_on_lines`), each dispatched before the
+    previous one is read back; the values as a C array of ``x``'s kind.
+
+    Each row of a block is a line, ``margins.lo[axis]`` columns in and
+    extended by the axis's mode (by the kernel for a constant mode); the
+    rest of a block is zero.  ``length`` is the samples of each line."""
+    host = np.asarray(x)
+    before, after = margins.lo[axis], margins.hi[axis]
+    mode = margins.modes[axis]
+    moved = np.moveaxis(host, axis, -1)
+    samples = moved.shape[-1]
+    lines = np.ascontiguousarray(moved).reshape(-1, samples)
+    width = line_width(samples, before + after)
+    rows = line_rows(width)
+    extended = before + samples + after
+    fills, taken = [], None
+    if FILTER_EXTENSION[mode] != "constant":
+        fills = [(slice(0, before), np.arange(-before, 0)),
+                 (slice(before + samples, extended),
+                  np.arange(samples, samples + after))]
+        fills = [(part, _as_slice(before + extend_indices(positions,
+                                                          samples, mode)))
+                 for part, positions in fills if positions.size]
+        if any(isinstance(source, np.ndarray) for _, source in fills):
+            # Margins past a reflection: one gather of each whole line is
+            # faster than numpy's column gathers.
+            taken = extend_indices(np.arange(-before, samples + after),
+                                   samples, mode)
+    length = np.int32(samples)
+
+    def blocks():
+        for start in range(0, lines.shape[0], rows):
+            part = lines[start:start + rows]
+            count = part.shape[0]
+            block = aligned_empty(rows * width, host.dtype).reshape(rows,
+                                                                    width)
+            if taken is None:
+                block[:count, before:before + samples] = part
+                for columns, source in fills:
+                    block[:count, columns] = block[:count, source]
+            else:
+                np.take(part, taken, axis=1, out=block[:count, :extended],
+                        mode="clip")
+            block[:count, extended:] = 0
+            block[count:] = 0
+            yield (run(block, length),
+                   lambda result, count=count: np.asarray(
+                       result)[:count, :samples],
+                   slice(start, start + count))
+
+    values = _in_turn(blocks(), lines.shape).reshape(moved.shape)
+    values = np.ascontiguousarray(np.moveaxis(values, -1, axis))
+    return jax.device_put(values) if isinstance(x, jax.Array) else values
+
+
 def nonzero_mask(x: Any) -> Any:
     """``x != 0``: computed by numpy, as a numpy array, for concrete CPU
     input (where an eager JAX comparison would compile per shape); by JAX
@@ -782,12 +932,14 @@ class _CanvasProgram(NamedTuple):
     """What the calls of a canvas kernel on one shape, dtype and
     configuration share: the kernel's margins, the order of the axes it
     reads (:func:`relabel_axes`), the bands of rows it runs in
-    (:func:`bands`) and its compiled program."""
+    (:func:`bands`) and its compiled program; or, for a pass that runs on
+    lines (:func:`runs_on_lines`), the pass's axis in ``lines``."""
 
     margins: Margins
     order: tuple[int, ...] | None
     bands: tuple[tuple[int, int], ...] | None
     executable: Any
+    lines: int | None = None
 
 
 _MAX_PROGRAMS = 1024  # per kernel; the table is emptied when it is full
@@ -799,14 +951,29 @@ def _crop(result: Any, layout: _Layout) -> np.ndarray:
     return block.reshape(layout.extents)[layout.core]
 
 
+def _in_turn(parts: Iterable[tuple[Any, Callable[[Any], np.ndarray], slice]],
+             shape: tuple[int, ...]) -> np.ndarray:
+    """An array of ``shape`` from its parts, each ``(result, read, rows)``
+    as ``parts`` yields them: ``read(result)`` holds its ``rows``.  A part
+    is yielded once its program is dispatched, and read back only after
+    the next one is: the host prepares each part while the previous one
+    computes."""
+    values = pending = None
+    for part in parts:
+        if pending is not None:
+            values = _place(values, shape, *pending)
+        pending = part
+    return _place(values, shape, *pending)
+
+
 def _place(values: np.ndarray | None, shape: tuple[int, ...], result: Any,
-           layout: _Layout, band: tuple[int, int]) -> np.ndarray:
-    """``values`` (allocated on the first band) with ``band``'s rows read
-    from its canvas ``result``."""
-    part = _crop(result, layout)
+           read: Callable[[Any], np.ndarray], rows: slice) -> np.ndarray:
+    """``values`` (allocated on the first part) with ``rows`` read from
+    their part's ``result``."""
+    part = read(result)
     if values is None:
         values = np.empty(shape, part.dtype)
-    values[band[0]:band[1]] = part
+    values[rows] = part
     return values
 
 
@@ -823,15 +990,14 @@ def _on_canvases(run: Callable[[np.ndarray, Geometry, _Layout], Any],
         values = np.ascontiguousarray(_crop(run(stored, geometry, layout),
                                             layout))
     else:
-        values = pending = None
-        for band in row_bands:
-            stored, geometry, layout = build_canvas(host, margins, order,
-                                                    band)
-            dispatched = (run(stored, geometry, layout), layout, band)
-            if pending is not None:
-                values = _place(values, host.shape, *pending)
-            pending = dispatched
-        values = _place(values, host.shape, *pending)
+        def in_bands():
+            for band in row_bands:
+                stored, geometry, layout = build_canvas(host, margins, order,
+                                                        band)
+                yield (run(stored, geometry, layout),
+                       functools.partial(_crop, layout=layout), slice(*band))
+
+        values = _in_turn(in_bands(), host.shape)
     # Uncommitted, on the default device (the dispatcher's: the array's
     # own), so that it combines with sharded input too.
     return jax.device_put(values) if isinstance(x, jax.Array) else values
@@ -861,6 +1027,7 @@ def shape_generic(static_argnames: tuple[str, ...],
                   margins: Callable[..., Margins], *,
                   pass_axes: str | None = None,
                   mode_args: tuple[str, ...] = (),
+                  lines: bool = False,
                   cpu_compiler_options: Mapping[str, Any] = LOOP_EMITTERS
                   ) -> Callable[[Callable], Callable]:
     """``jax.jit`` for a window kernel, compiled per bucket, not per shape.
@@ -889,6 +1056,12 @@ def shape_generic(static_argnames: tuple[str, ...],
       but the constant ones, so the kernel is given those modes as
       ``"reflect"`` (:func:`canvas_mode`).
 
+    * ``lines`` declares a kernel of 1-D passes (``pass_axes`` holds their
+      axes) whose single pass reads only through the grid's ``pad`` and
+      ``shift``: such a pass runs on lines where :func:`runs_on_lines`
+      says so, each program serving one width of lines
+      (:class:`LineGrid`).
+
     ``cpu_compiler_options`` are the XLA options the canvas programs
     compile with on a CPU (:class:`~jaxndimage._cache.KernelCache`); by
     default XLA's loop emitters.
@@ -912,6 +1085,30 @@ def shape_generic(static_argnames: tuple[str, ...],
         flat = KernelCache(jax.jit(on_canvas,
                                    static_argnames=canvas_static_names),
                            cpu_compiler_options=cpu_compiler_options)
+
+        def on_lines(block, length, *arrays, **static):
+            return kernel(block, *arrays, grid=LineGrid(length), **static)
+
+        on_lines.__module__ = kernel.__module__
+        on_lines.__name__ = f"{kernel.__name__}_on_lines"
+        on_lines.__qualname__ = f"{kernel.__qualname__}.on_lines"
+        lined = KernelCache(jax.jit(on_lines, static_argnames=static_argnames),
+                            cpu_compiler_options=cpu_compiler_options)
+
+        def lines_axis(static: dict, x: Any, reads: Margins) -> int | None:
+            """The axis of a single pass that runs on lines, else None."""
+            if not lines or len(static[pass_axes]) != 1:
+                return None
+            axis = static[pass_axes][0]
+            return axis if runs_on_lines(x.shape, axis, reads) else None
+
+        def lines_static(static: dict) -> dict:
+            """The static arguments of a program on lines: its pass along
+            axis 1 of a block, every mode but the constant ones extended
+            by the host."""
+            static, _ = canvas_static(static, 2)
+            static[pass_axes] = (1,)
+            return static
 
         def checked(*args, **static):
             run = checkify.checkify(
@@ -950,14 +1147,42 @@ def shape_generic(static_argnames: tuple[str, ...],
                    argument_types(arrays),
                    jax.dtypes.canonicalize_dtype(np.float64),
                    current_device())
+
+            def remember(program: _CanvasProgram) -> None:
+                if len(programs) >= _MAX_PROGRAMS:
+                    programs.clear()
+                programs[key] = program
+
             program = programs.get(key)
             if (program is not None and not jax.config.jax_disable_jit
                     and not _CHECKING_READS.get()):
+                if program.lines is not None:
+                    return _on_lines(
+                        lambda block, length: program.executable(
+                            block, length, *arrays),
+                        x, program.lines, program.margins)
                 return _on_canvases(
                     lambda stored, geometry, _: program.executable(
                         stored, geometry, *arrays),
                     x, program.margins, program.order, program.bands)
             reads = margins(x.ndim, **static)
+            axis = lines_axis(static, x, reads)
+            if axis is not None and jax.config.jax_disable_jit:
+                return _on_lines(lambda block, length: lined(
+                    block, length, *arrays, **lines_static(static)),
+                    x, axis, reads)
+            if axis is not None:
+                compiled = []
+
+                def run_lines(block, length):
+                    if not compiled:  # the same program for every block
+                        compiled.append(lined.executable(
+                            block, length, *arrays, **lines_static(static)))
+                    return compiled[0](block, length, *arrays)
+
+                result = _on_lines(run_lines, x, axis, reads)
+                remember(_CanvasProgram(reads, None, None, compiled[0], axis))
+                return result
             if max(reads.lo + reads.hi) > WIDEST_MARGIN:
                 return exact(x, *arrays, **static)
             static, order = canvas_static(static, x.ndim)
@@ -979,10 +1204,7 @@ def shape_generic(static_argnames: tuple[str, ...],
                 return compiled[0](stored, geometry, *arrays)
 
             result = _on_canvases(run, x, reads, order, row_bands)
-            if len(programs) >= _MAX_PROGRAMS:
-                programs.clear()
-            programs[key] = _CanvasProgram(reads, order, row_bands,
-                                           compiled[0])
+            remember(_CanvasProgram(reads, order, row_bands, compiled[0]))
             return result
 
         # The compiled canvas programs, by input shape, dtype and

@@ -323,7 +323,7 @@ def _correlate_separable_margins(ndim, *, axes, modes, origins, sizes,
 
 @shape_generic(("axes", "modes", "origins", "sizes", "symmetries",
                 "out_dtype", "compute"), _correlate_separable_margins,
-               pass_axes="axes", mode_args=("modes",))
+               pass_axes="axes", mode_args=("modes",), lines=True)
 def _correlate_separable_kernel(x: Array, weights: tuple[Array, ...],
                                 cval: Any, *, grid: Any,
                                 axes: tuple[int, ...],
@@ -457,7 +457,8 @@ def _uniform_margins(ndim, *, axes, sizes, origins, modes, **_) -> Margins:
 
 
 @shape_generic(("axes", "sizes", "origins", "modes", "out_dtype", "compute"),
-               _uniform_margins, pass_axes="axes", mode_args=("modes",))
+               _uniform_margins, pass_axes="axes", mode_args=("modes",),
+               lines=True)
 def _uniform_separable(x: Array, cval: Any, *, grid: Any,
                        axes: tuple[int, ...], sizes: tuple[int, ...],
                        origins: tuple[int, ...], modes: tuple[str, ...],

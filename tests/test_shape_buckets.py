@@ -148,15 +148,17 @@ def test_volumes_compile_per_bucket_not_per_shape(ndim, low, high):
 
 def test_a_wide_4d_filter_runs_within_a_bounded_canvas_memory():
     """A wide separable filter of a 4-D array runs one pass per call, each
-    on a canvas extended along its own axis: every compiled program's
-    memory (XLA's analysis: arguments, output and temporaries) stays
-    within a bounded multiple of the array and its result.
+    on lines along its own axis (or a canvas extended along it alone):
+    every compiled program's memory (XLA's analysis: arguments, output
+    and temporaries) stays within a bounded multiple of the array and its
+    result.
 
-    The bound is that of the canvas: a pass along the slowest axis reads
+    The bound is that of a canvas: a pass along the slowest axis reads
     ``radius`` planes away, and a canvas reaches a sixteenth of its length
-    (`_canvas.reach_of`), about 49 times the input and output bytes here.
-    Extending every axis up front, as volumes did before, took the
-    program more than 500 times (a canvas of 56**4 samples).
+    (`_canvas.reach_of`), about 49 times the input and output bytes here;
+    a block of lines holds `_canvas.LINE_BLOCK` samples.  Extending every
+    axis up front, as volumes did before, took the program more than 500
+    times (a canvas of 56**4 samples).
     """
     from jaxndimage import _filters
 
@@ -299,6 +301,116 @@ def test_wide_passes_along_slow_axes_run_moved_last(mode):
     assert isinstance(got, jax.Array)
     np.testing.assert_allclose(got, sn.gaussian_filter(x, 10.0, mode=mode),
                                rtol=1e-5, atol=1e-6)
+
+
+def _lines_taken() -> int:
+    """The programs on lines among the kernels that may run on them."""
+    return sum(program.lines is not None
+               for kernel in (_filters._correlate_separable_kernel,
+                              _filters._uniform_separable)
+               for program in kernel.programs.values())
+
+
+@pytest.fixture
+def small_line_blocks(monkeypatch):
+    """Blocks of 700 samples (`_canvas.LINE_BLOCK`), so that small arrays
+    run on lines, in several blocks, the last one partly filled; the
+    programs of these calls are dropped before and after."""
+    kernels = (_filters._correlate_separable_kernel,
+               _filters._uniform_separable)
+    for kernel in kernels:
+        kernel.programs.clear()
+    monkeypatch.setattr(_canvas, "LINE_BLOCK", 700)
+    yield
+    for kernel in kernels:
+        kernel.programs.clear()
+
+
+#: Calls whose passes run on lines in small blocks.  The uniform filters
+#: add their windows in another order than SciPy's running sums: equal to
+#: rounding in float64, and bit for bit once rounded to float32 or int16.
+_LINE_CALLS = [
+    lambda m, x, **k: m.gaussian_filter(x, 2.5, **k),
+    lambda m, x, **k: m.gaussian_filter(x, (1.0, 3.0, 2.0, 1.5)[:x.ndim],
+                                        order=(2, 0, 1, 0)[:x.ndim], **k),
+    lambda m, x, **k: m.gaussian_filter1d(x, 4.0, axis=1, order=1, **k),
+    lambda m, x, **k: m.correlate1d(x, [0.5, -1.0, 2.0, 0.25, 3.0, 1.5, 0.0,
+                                        -2.0, 1.0], axis=0, origin=-3, **k),
+    lambda m, x, **k: m.convolve1d(x, np.linspace(-1.0, 3.0, 12), axis=2,
+                                   origin=2, **k),
+    lambda m, x, **k: m.uniform_filter(x, (5, 13, 21, 7)[:x.ndim],
+                                       origin=(1, -3, 0, 2)[:x.ndim], **k),
+    lambda m, x, **k: m.uniform_filter1d(x, 19, axis=2, **k),
+]
+_SUMMED_WINDOWS = 2  # the last calls
+
+
+@pytest.mark.parametrize("mode", ["reflect", "grid-mirror", "constant",
+                                  "grid-constant", "nearest", "mirror",
+                                  "wrap", "grid-wrap"])
+@pytest.mark.parametrize("call", range(len(_LINE_CALLS)))
+def test_passes_on_lines_equal_scipy(call, mode, small_line_blocks):
+    """A pass on lines (a wide kernel along a short axis) gives SciPy's
+    bits in every mode, with margins past several reflections of a line,
+    for float and integer input, in blocks of lines of one width; JAX
+    input comes back as JAX, with float32's precision."""
+    f = _LINE_CALLS[call]
+    rng = np.random.default_rng(call)
+    for shape, dtype in (((9, 6, 11), np.float64), ((5, 7, 4, 8), np.float32),
+                         ((12, 3, 10), np.int16)):
+        x = (rng.random(shape) * 100).astype(dtype)
+        taken = _lines_taken()
+        got = f(jn, x, mode=mode, cval=0.375)
+        assert _lines_taken() > taken
+        want = f(sn, x, mode=mode, cval=0.375)
+        if dtype == np.float64 and call >= len(_LINE_CALLS) - _SUMMED_WINDOWS:
+            np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+        else:
+            np.testing.assert_array_equal(got, want)
+    x = x.astype(np.float32)  # JAX computes float32 in float32
+    got = f(jn, jnp.asarray(x), mode=mode)
+    assert isinstance(got, jax.Array)
+    np.testing.assert_allclose(got, f(sn, x, mode=mode), rtol=1e-5,
+                               atol=1e-3)
+
+
+def test_lines_serve_the_passes_whose_canvas_computes_more():
+    """Lines take the passes whose margins are at least half the axis and
+    whose lines compute fewer values than the canvas: a wide Gaussian
+    along any axis of a 64³ volume, not a narrow one along a 96³ volume,
+    nor a 1-D array or a small volume."""
+    def along(shape, axis, radius):
+        margins = _canvas.separable_margins(len(shape), (axis,),
+                                            (2 * radius + 1,), (0,),
+                                            ("reflect",), 1)
+        return _canvas.runs_on_lines(shape, axis, margins)
+
+    assert all(along((64,) * 3, axis, 40) for axis in range(3))
+    assert all(along((16,) * 4, axis, 21) for axis in range(4))
+    assert not any(along((96,) * 3, axis, 8) for axis in range(3))
+    assert not along((4000,), 0, 3000)
+    assert not along((12, 12, 12), 0, 20)
+    assert not along((64,) * 3, 1, 0)
+
+
+def test_wide_passes_compile_per_width_of_lines_not_per_shape():
+    """A wide Gaussian over 16 volumes of many sizes compiles a program per
+    width of lines it meets (a few), with SciPy's values."""
+    shapes = distinct_shapes(16, 40, 72, 3, seed=43)
+    widths = {_canvas.line_width(n, 2 * 40) for shape in shapes
+              for n in shape}
+    rng = np.random.default_rng(43)
+    taken = _lines_taken()
+    with counting_compilations() as counted:
+        for k, shape in enumerate(shapes):
+            x = rng.random(shape).astype(np.float32)
+            got = jn.gaussian_filter(x, 10.0, mode="nearest")
+            if k % 5 == 0:
+                np.testing.assert_array_equal(
+                    got, sn.gaussian_filter(x, 10.0, mode="nearest"))
+    assert _lines_taken() - taken == 3 * len(shapes)  # every pass
+    assert counted[0] <= len(widths) <= 4, (
+        f"{counted[0]} compilations for {len(shapes)} shapes")
 
 
 @pytest.mark.parametrize("taps", [3, 5, 9, 15, 17])
