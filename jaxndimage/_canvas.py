@@ -844,10 +844,11 @@ def runs_on_lines(shape: tuple[int, ...], axis: int, margins: Margins
     :class:`LineGrid`), each block computing its lines' samples alone.
 
     A canvas computes a value at every position of the extended array,
-    margins included: where the margins are at least half as long as the
-    axis (a wide kernel along a short axis of a volume), lines compute
-    fewer values, and they take them where the canvas computes more.
-    One program serves every array whose lines share a width.
+    margins included; lines compute each line's values and their block's
+    slack.  Lines take the passes whose margins are at least half as long
+    as the axis (a wide kernel along a short axis of a volume) where they
+    compute fewer values than the canvas would.  One program serves every
+    array whose lines share a width.
     """
     samples = shape[axis] if shape else 0
     span = margins.lo[axis] + margins.hi[axis]
