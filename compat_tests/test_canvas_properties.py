@@ -205,6 +205,42 @@ def test_separable_windows(case, name):
            exact=name not in ("uniform_filter", "gaussian_filter"))
 
 
+@SETTINGS
+@given(case=cases(max_radius=12, min_ndim=2),
+       name=st.sampled_from(["uniform_filter", "gaussian_filter",
+                             "correlate1d"]))
+def test_separable_windows_on_lines(case, name):
+    """The separable windows whose passes run on lines
+    (`_canvas.runs_on_lines`), in blocks small enough that these arrays
+    take them, several to an array: SciPy's values, and the exact-shape
+    program's."""
+    from jaxndimage import _canvas, _filters
+
+    image, footprint, mode, origin = case
+    kwargs = dict(mode=mode, cval=0.25)
+    if name == "gaussian_filter":
+        kwargs.update(sigma=[max(n / 4, 0.1) for n in footprint.shape])
+    elif name == "uniform_filter":
+        kwargs.update(size=footprint.shape)
+    else:
+        weights = np.linspace(-1.0, 2.0, footprint.shape[0])
+        kwargs.update(weights=weights, axis=0, origin=origin[0])
+    kernels = (_filters._correlate_separable_kernel,
+               _filters._uniform_separable)
+    line_block = _canvas.LINE_BLOCK
+    try:
+        _canvas.LINE_BLOCK = 600
+        for kernel in kernels:
+            kernel.programs.clear()
+        _check(lambda x: getattr(jnd, name)(x, **kwargs),
+               lambda x: getattr(ndi, name)(x, **kwargs), image,
+               exact=False)
+    finally:
+        _canvas.LINE_BLOCK = line_block
+        for kernel in kernels:
+            kernel.programs.clear()
+
+
 @pytest.mark.filterwarnings("ignore:`binary_:FutureWarning")
 @pytest.mark.parametrize("radius", [1, 2, 3])
 @pytest.mark.parametrize("name", ["binary_erosion", "binary_dilation",
