@@ -97,10 +97,11 @@ def _on_canvas_and_exact(call, image):
 
 
 def _scipy_reads_outside(shape, footprint_shape, origin, mode) -> bool:
-    """Whether SciPy's n-D filters read memory outside the array: in mode
+    """Whether SciPy's n-D filters read outside the axis: in mode
     'reflect' its window offsets map a position ``2 * k * n`` samples
-    before an axis of ``n >= 2`` samples (``k >= 2``) to the position
-    before the array, not to its first sample."""
+    before an axis of ``n >= 2`` samples (``k >= 2``) to the position one
+    before the axis's first sample (of the previous row, or before the
+    array), not to a reflected sample."""
     if mode not in ("reflect", "grid-mirror"):
         return False
     return any(n >= 2 and size // 2 + o >= 4 * n
