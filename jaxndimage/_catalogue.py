@@ -30,11 +30,14 @@ class Call(NamedTuple):
 
 def inputs(size: int = 128, seed: int = 0) -> dict[str, np.ndarray]:
     """The arrays the calls take, for a ``size`` x ``size`` image: a smooth
-    random float32 image, its threshold, the threshold's labels, a small
-    sparse mask, the image's complex64 spectrum, a uint8 image with
-    watershed markers, and float32 coordinates of points near the image's
-    own grid (``map_coordinates`` takes them as an array of its own, so a
-    device's calls read them on the device)."""
+    random float32 image, its threshold, the threshold's labels and their
+    numbers (the per-label statistics take them as an array of their own,
+    as a user holds on to what `label` counted, so a device's calls do not
+    read the labels back to find them), a small sparse mask, the image's
+    complex64 spectrum, a uint8 image with watershed markers, and float32
+    coordinates of points near the image's own grid (``map_coordinates``
+    takes them as an array of its own, so a device's calls read them on
+    the device)."""
     import scipy.ndimage as ndi
 
     rng = np.random.default_rng(seed)
@@ -42,13 +45,14 @@ def inputs(size: int = 128, seed: int = 0) -> dict[str, np.ndarray]:
     image = ndi.gaussian_filter(noise, size / 32)
     image = ((image - image.min()) / np.ptp(image)).astype(np.float32)
     binary = image > 0.5
-    labels = ndi.label(binary)[0].astype(np.int32)
+    labels, count = ndi.label(binary)
     markers = np.zeros((size, size), np.int32)
     markers[size // 4, size // 4], markers[-size // 4, -size // 4] = 1, 2
     return {
         "image": image,
         "binary": binary,
-        "labels": labels,
+        "labels": labels.astype(np.int32),
+        "index": np.arange(1, count + 1),
         "seeds": binary & (rng.random((size, size)) < 0.01),
         "spectrum": np.fft.fft2(image).astype(np.complex64),
         "bytes": (image * 255).astype(np.uint8),
@@ -69,14 +73,6 @@ def distinct_shapes(count: int, low: int, high: int, ndim: int, seed: int
     return sorted(found)
 
 
-def _count(labels: Any) -> int:
-    return int(np.asarray(labels).max())
-
-
-def _index(labels: Any) -> np.ndarray:
-    return np.arange(1, _count(labels) + 1)
-
-
 # A rotation by 0.13 radians scaled by 0.97: no output point maps exactly
 # onto the input's edge, where a float32 coordinate could fall on the
 # other side of it than SciPy's float64 one.
@@ -85,6 +81,9 @@ _MATRIX = 0.97 * np.array([[np.cos(0.13), np.sin(0.13)],
 _K3 = np.array([[1.0, 2.0, 0.0], [-1.0, 0.0, 1.0], [0.5, -2.0, 1.0]])
 _W5 = np.array([1.0, 4.0, 6.0, 4.0, 1.0]) / 16
 _DISK = np.hypot(*np.mgrid[-3:4, -3:4]) <= 3
+#: What the per-label statistics take: values, labels and the numbers of
+#: the labels to measure.
+_LABELLED = ("image", "labels", "index")
 
 
 def _shifted_by(shift: tuple[float, float]) -> Callable:
@@ -214,36 +213,34 @@ CALLS: dict[str, Call] = {
                          exact=True),
     "value_indices": Call(lambda m, lab: m.value_indices(lab),
                           ("labels",), exact=True),
-    "sum_labels": Call(lambda m, a, lab: m.sum_labels(a, lab, _index(lab)),
-                       ("image", "labels")),
-    "sum": Call(lambda m, a, lab: m.sum(a, lab, _index(lab)),
-                ("image", "labels")),
-    "mean": Call(lambda m, a, lab: m.mean(a, lab, _index(lab)),
-                 ("image", "labels")),
-    "variance": Call(lambda m, a, lab: m.variance(a, lab, _index(lab)),
-                     ("image", "labels")),
-    "standard_deviation": Call(lambda m, a, lab: m.standard_deviation(
-        a, lab, _index(lab)), ("image", "labels")),
-    "minimum": Call(lambda m, a, lab: m.minimum(a, lab, _index(lab)),
-                    ("image", "labels"), exact=True),
-    "maximum": Call(lambda m, a, lab: m.maximum(a, lab, _index(lab)),
-                    ("image", "labels"), exact=True),
-    "median": Call(lambda m, a, lab: m.median(a, lab, _index(lab)),
-                   ("image", "labels")),
-    "minimum_position": Call(lambda m, a, lab: m.minimum_position(
-        a, lab, _index(lab)), ("image", "labels"), exact=True),
-    "maximum_position": Call(lambda m, a, lab: m.maximum_position(
-        a, lab, _index(lab)), ("image", "labels"), exact=True),
-    "extrema": Call(lambda m, a, lab: m.extrema(a, lab, _index(lab)),
-                    ("image", "labels"), exact=True),
-    "center_of_mass": Call(lambda m, a, lab: m.center_of_mass(
-        a, lab, _index(lab)), ("image", "labels")),
-    "histogram": Call(lambda m, a, lab: m.histogram(a, 0.0, 1.0, 16, lab,
-                                                    _index(lab)),
-                      ("image", "labels"), exact=True),
-    "labeled_comprehension": Call(lambda m, a, lab: m.labeled_comprehension(
-        a, lab, _index(lab), np.max, np.float64, 0.0), ("image", "labels"),
+    "sum_labels": Call(lambda m, a, lab, i: m.sum_labels(a, lab, i),
+                       _LABELLED),
+    "sum": Call(lambda m, a, lab, i: m.sum(a, lab, i), _LABELLED),
+    "mean": Call(lambda m, a, lab, i: m.mean(a, lab, i), _LABELLED),
+    "variance": Call(lambda m, a, lab, i: m.variance(a, lab, i), _LABELLED),
+    "standard_deviation": Call(
+        lambda m, a, lab, i: m.standard_deviation(a, lab, i), _LABELLED),
+    "minimum": Call(lambda m, a, lab, i: m.minimum(a, lab, i), _LABELLED,
+                    exact=True),
+    "maximum": Call(lambda m, a, lab, i: m.maximum(a, lab, i), _LABELLED,
+                    exact=True),
+    "median": Call(lambda m, a, lab, i: m.median(a, lab, i), _LABELLED),
+    "minimum_position": Call(
+        lambda m, a, lab, i: m.minimum_position(a, lab, i), _LABELLED,
         exact=True),
+    "maximum_position": Call(
+        lambda m, a, lab, i: m.maximum_position(a, lab, i), _LABELLED,
+        exact=True),
+    "extrema": Call(lambda m, a, lab, i: m.extrema(a, lab, i), _LABELLED,
+                    exact=True),
+    "center_of_mass": Call(lambda m, a, lab, i: m.center_of_mass(a, lab, i),
+                           _LABELLED),
+    "histogram": Call(lambda m, a, lab, i: m.histogram(a, 0.0, 1.0, 16, lab,
+                                                       i),
+                      _LABELLED, exact=True),
+    "labeled_comprehension": Call(
+        lambda m, a, lab, i: m.labeled_comprehension(
+            a, lab, i, np.max, np.float64, 0.0), _LABELLED, exact=True),
     "watershed_ift": Call(lambda m, u, k: m.watershed_ift(u, k),
                           ("bytes", "markers"), exact=True),
 }
