@@ -210,10 +210,16 @@ def test_vectorized_filter(data):
         # SciPy returns a view of the array it wrote, jaxndimage the array.
         written = np.shares_memory(expected, theirs_out)
         assert (ours is ours_out) == written
-    tol = 1e-5 if np.float32 in (expected.dtype, ours.dtype) else 1e-12
-    np.testing.assert_allclose(ours, expected, rtol=tol, atol=tol)
+    # A traced reduction of float32 windows adds (and divides) in XLA's
+    # order, which can differ from numpy's in the last bit (the README's
+    # deliberate differences), also when an output array widens it; an
+    # integer output truncates it, which that bit can move by one.
+    single = np.float32 in (image.dtype, expected.dtype, ours.dtype)
+    tol = 1e-5 if single else 1e-12
+    atol = 1 if single and expected.dtype.kind in "iu" else tol
+    np.testing.assert_allclose(ours, expected, rtol=tol, atol=atol)
     if ours_out is not None:
-        np.testing.assert_allclose(ours_out, theirs_out, rtol=tol, atol=tol)
+        np.testing.assert_allclose(ours_out, theirs_out, rtol=tol, atol=atol)
 
 
 @st.composite
