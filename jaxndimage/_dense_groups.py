@@ -45,6 +45,16 @@ groups, as the products' does.  Floats are reduced as integer keys of
 the same order (NaN above every number, as in SciPy's sorted selection),
 so minima and maxima select a point's value exactly in one reduction.
 
+Ranked values
+-------------
+The value of a given rank in each group (medians) without a sort, whose
+program compiles for many seconds on a TPU at millions of points: each
+value as an unsigned 32-bit key of the same order, and the key of rank
+``k`` found bit by bit from the top, 32 rounds, each counting per group
+the points below a candidate key (the comparisons fused into one
+reduction per round, as for the extremes).  The work grows with points
+times groups times 32, so it serves at most `MOST_RANKED_GROUPS` groups.
+
 Presence
 --------
 Whether each label occurs in each row of points (the slices of an array
@@ -71,14 +81,19 @@ from jax import lax
 
 from jaxndimage._algorithms import algorithm
 
-__all__ = ["MOST_GROUPS", "preferred", "numbered", "group_sums",
-           "group_counts", "group_histograms", "group_extremes",
-           "group_presence", "presence_width", "lookup", "ordered_keys",
+__all__ = ["MOST_GROUPS", "MOST_RANKED_GROUPS", "preferred", "numbered",
+           "group_sums", "group_counts", "group_histograms",
+           "group_extremes", "group_ranked", "group_presence",
+           "presence_width", "lookup", "ordered_keys", "ranks_keys",
            "same_values"]
 
 #: The most groups a one-hot product serves; more go to a segment sum
 #: (the products' work grows with points times groups).
 MOST_GROUPS = 4096
+
+#: The most groups :func:`group_ranked` serves (its comparisons number
+#: points times groups times 32); more go to a sort.
+MOST_RANKED_GROUPS = 32
 
 #: The most entries of one chunk's one-hot matrix (points times groups).
 _CHUNK_ENTRIES = 1 << 23
@@ -361,11 +376,71 @@ def same_values(x: jax.Array, y: jax.Array) -> jax.Array:
     where that extreme is NaN, as in SciPy's sorted selection."""
     if x.dtype.kind != "f":
         return x == y
-    def folded(v: jax.Array) -> jax.Array:  # -0.0 as 0.0, which it equals
-        return ordered_keys(jnp.where(v == 0, jnp.zeros_like(v), v))
+    # Equal order-preserving keys, with -0.0 as 0.0: one comparison.
+    return _zero_folded_keys(x) == _zero_folded_keys(y)
 
-    # Equal order-preserving keys: one comparison.
-    return folded(x) == folded(y)
+
+def _zero_folded_keys(x: jax.Array) -> jax.Array:
+    """:func:`ordered_keys` of floats, -0.0 taken as 0.0 (which it
+    equals)."""
+    return ordered_keys(jnp.where(x == 0, jnp.zeros_like(x), x))
+
+
+def ranks_keys(dtype: np.dtype) -> bool:
+    """Whether :func:`group_ranked` takes values of ``dtype``: booleans,
+    integers and floats of at most 32 bits."""
+    dtype = np.dtype(dtype)
+    return dtype.kind in "biuf" and dtype.itemsize <= 4
+
+
+def _unsigned_keys(x: jax.Array) -> jax.Array:
+    """Values (of a dtype :func:`ranks_keys` takes) as uint32 keys of the
+    same order: floats by :func:`ordered_keys` (NaN above every number),
+    with -0.0 as 0.0, which it equals; signed integers offset by 2**31."""
+    if x.dtype.kind == "f":
+        x = _zero_folded_keys(x)
+    if x.dtype.kind == "i":
+        return lax.bitcast_convert_type(x.astype(np.int32),
+                                        np.uint32) ^ np.uint32(1 << 31)
+    return x.astype(np.uint32)
+
+
+def _from_unsigned_keys(keys: jax.Array, dtype: np.dtype) -> jax.Array:
+    """The values of ``dtype`` whose :func:`_unsigned_keys` are ``keys``."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return keys != 0
+    if dtype.kind == "u":
+        return keys.astype(dtype)
+    signed = lax.bitcast_convert_type(keys ^ np.uint32(1 << 31), np.int32)
+    if dtype.kind == "i":
+        return signed.astype(dtype)
+    return ordered_keys(signed.astype(f"int{8 * dtype.itemsize}"), dtype)
+
+
+def group_ranked(values: jax.Array, segments: jax.Array, keys: jax.Array,
+                 ranks: jax.Array) -> jax.Array:
+    """For each group ``g`` (the points whose segment equals ``keys[g]``)
+    its value of rank ``ranks[g]`` (0 the least; NaN above every number,
+    -0.0 as 0.0), for values of a dtype :func:`ranks_keys` takes; where a
+    group has ``ranks[g]`` points or fewer, the result is unspecified.
+    The key of that rank is the largest ``m`` with at most ``ranks[g]``
+    of the group's keys below it, found bit by bit from the top."""
+    width = -(-keys.shape[0] // _SUBLANES) * _SUBLANES
+    member = segments[None, :] == jnp.pad(keys, (0, width - keys.shape[0]),
+                                          mode="edge")[:, None]
+    ranks = jnp.pad(ranks, (0, width - keys.shape[0]))
+    ordered = _unsigned_keys(values)
+
+    def bit(k, found):
+        trial = found | lax.shift_left(np.uint32(1),
+                                       (31 - k).astype(np.uint32))
+        below = jnp.sum(member & (ordered[None, :] < trial[:, None]),
+                        axis=1, dtype=np.int32)
+        return jnp.where(below <= ranks, trial, found)
+
+    found = lax.fori_loop(0, 32, bit, jnp.zeros((width,), np.uint32))
+    return _from_unsigned_keys(found[:keys.shape[0]], values.dtype)
 
 
 def ordered_keys(x: jax.Array, to: np.dtype | None = None) -> jax.Array:

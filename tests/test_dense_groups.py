@@ -119,6 +119,46 @@ def test_extremes_and_first_positions_select_as_scipy(find_max):
                                 else np.iinfo(np.int32).max)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8,
+                                   np.int16, np.int32, np.uint8, np.uint32,
+                                   np.bool_])
+def test_ranked_values_are_those_of_a_sort(dtype):
+    rng = np.random.default_rng(4)
+    points, groups = 20_000, 12
+    segments = _segments(rng, points, groups)
+    if np.dtype(dtype).kind == "f":
+        values = (rng.standard_normal(points) * 50).astype(dtype)
+        values[[5, 6, 7, 8, 9]] = np.nan, -np.inf, np.inf, -0.0, 0.0
+    elif dtype == np.bool_:
+        values = rng.random(points) < 0.3
+    else:
+        info = np.iinfo(dtype)
+        values = rng.integers(info.min, info.max, points,
+                              endpoint=True).astype(dtype)
+    counts = np.bincount(segments, minlength=groups + 7)[:groups]
+    ranks = (rng.random(groups) * counts).astype(np.int32)
+    got = np.asarray(dense.group_ranked(values, segments,
+                                        dense.numbered(groups), ranks))
+    assert got.dtype == values.dtype
+    for group in range(groups):
+        # NaN sorts last, as in numpy; -0.0 and 0.0 are one value.
+        want = np.sort(values[segments == group])[ranks[group]]
+        np.testing.assert_array_equal(got[group], want)
+
+
+@pytest.mark.parametrize("shape", [(96, 80), (20, 18, 22), (6, 7, 8, 9)])
+@pytest.mark.parametrize("kind", [np.float32, np.int16, np.bool_])
+def test_medians_of_dense_plans_equal_scipy(dense_plans, shape, kind):
+    values, labels, count = _labelled(shape, 6)
+    values = (values > 0) if kind == np.bool_ else values.astype(kind)
+    index = np.arange(0, min(count, 20) + 3)  # absent labels, background
+    want = ndi.median(values, labels, index)
+    got = jn.median(jnp.asarray(values), jnp.asarray(labels), index)
+    np.testing.assert_array_equal(got, want.astype(np.float32))
+    one = jn.median(jnp.asarray(values), jnp.asarray(labels), [2])
+    np.testing.assert_array_equal(one, ndi.median(values, labels, [2]))
+
+
 def test_lookup_is_exact_for_every_entry():
     rng = np.random.default_rng(3)
     table = rng.standard_normal(300).astype(np.float32) * 1e30
@@ -133,14 +173,18 @@ def test_plans_choose_dense_groups_for_an_accelerator_only():
     values = jnp.ones((4, 4), np.float32)
     labels = jnp.arange(16).reshape(4, 4)
     index = np.arange(3)
-    with as_on("cpu"):
-        assert not _plan("mean", values, labels, index, False)[0].dense
+    assert not _plan("mean", values, labels, index, False)[0].dense
     with as_on("accelerator"):
         assert _plan("mean", values, labels, index, False)[0].dense
-        # More groups than a product serves; a median sorts.
+        # More groups than a product serves, or than ranks are selected
+        # for (a median then sorts), or values of 64 bits.
         many = np.arange(dense.MOST_GROUPS + 1)
         assert not _plan("mean", values, labels, many, False)[0].dense
-        assert not _plan("median", values, labels, index, False)[0].dense
+        assert _plan("median", values, labels, index, False)[0].dense
+        more = np.arange(dense.MOST_RANKED_GROUPS + 1)
+        assert not _plan("median", values, labels, more, False)[0].dense
+        assert not _plan("median", np.ones((4, 4)), labels, index,
+                         False)[0].dense
 
 
 def _labelled(shape, seed):

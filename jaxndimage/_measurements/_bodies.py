@@ -369,12 +369,31 @@ def _medians(values: jax.Array, segments: jax.Array, size: int):
     return median, counts
 
 
+def _dense_medians(groups: _Groups):
+    """Median per dense group from its two middle values, selected by
+    rank without a sort (:func:`_dense_groups.group_ranked`; a zero median
+    is +0.0 where SciPy's stable sort may give -0.0); NaN where empty."""
+    values = groups.values
+    counts = dense_groups.group_counts(groups.segments, groups.keys,
+                                       np.int32)
+    ranks = jnp.concatenate([(counts - 1) // 2, counts // 2])
+    middle = dense_groups.group_ranked(
+        values, groups.segments, jnp.concatenate([groups.keys] * 2), ranks)
+    out = _float_dtype(values.dtype) if values.dtype.kind in "biu" else (
+        values.dtype)
+    low, high = middle[:groups.size], middle[groups.size:]
+    return (low.astype(out) + high.astype(out)) / 2, counts
+
+
 def _median_body(groups: _Groups) -> jax.Array:
     segments = groups.segments
     if segments is None:
         segments = jnp.zeros(groups.values.shape, np.int32)
-    medians, counts = _medians(groups.values, segments.astype(np.int32),
-                               groups.size)
+    if groups.dense:
+        medians, counts = _dense_medians(groups)
+    else:
+        medians, counts = _medians(groups.values, segments.astype(np.int32),
+                                   groups.size)
     if groups.rank is None:
         # One region: SciPy takes numpy.median of its values, NaN where
         # any is NaN (its sorted selection over an index array puts NaN

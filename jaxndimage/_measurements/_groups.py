@@ -189,7 +189,10 @@ def _plan(statistic: str, input: jax.Array, labels: Any, index: Any,
         # SciPy takes labels.min() to choose how to count.
         raise ValueError("zero-size array to reduction operation minimum "
                          "which has no identity")
-    if (statistic in DENSE_STATISTICS and dense_groups.preferred(index.size)
+    dense = statistic in DENSE_STATISTICS or (
+        statistic == "median" and dense_groups.ranks_keys(input.dtype)
+        and index.size <= dense_groups.MOST_RANKED_GROUPS)
+    if (dense and dense_groups.preferred(index.size)
             and jax.dtypes.canonicalize_dtype(np.float64) == np.float32):
         # (Only float32 sums: the dense products compute in float32.)
         return (StatisticPlan(input.ndim, statistic, "array", exact_index,
