@@ -392,7 +392,6 @@ def test_statistics_trace_with_a_static_index_length():
     lambda x: jnd.value_indices(x),
     lambda x: jnd.histogram(x, 0, 9, 3, x, [1, 2]),
     lambda x: jnd.labeled_comprehension(x, x, [1], np.sum, float, 0),
-    lambda x: jnd.watershed_ift(x.astype(jnp.uint8), x.astype(jnp.int8)),
 ])
 def test_host_built_results_raise_type_error_in_a_trace(call):
     with pytest.raises(TypeError, match="jit"):
@@ -514,6 +513,31 @@ def test_watershed_ift_equals_scipy_and_checks_its_arguments():
         jnd.watershed_ift(image, markers.astype(np.uint8))
     with pytest.raises(RuntimeError, match="equal shape"):
         jnd.watershed_ift(image, markers[:2])
+
+
+@pytest.mark.parametrize("structure", [None, np.ones((3, 3), bool)])
+def test_watershed_ift_under_jit_and_vmap_equals_scipy(structure):
+    # The queue runs as a host callback in the trace, once per example
+    # under vmap: the labels, dtype and device of eager JAX input.
+    rng = np.random.default_rng(5)
+    costs = (ndi.gaussian_filter(rng.random((3, 24, 31)), 2) * 255
+             ).astype(np.uint8)
+    markers = np.zeros(costs.shape, np.int16)
+    markers[:, 4, 5], markers[:, 18, 25], markers[:, 0, 0] = 1, 2, -1
+    markers[1, 10, 3] = 3
+    want = np.stack([ndi.watershed_ift(c, m, structure)
+                     for c, m in zip(costs, markers)])
+
+    def call(c, m):
+        return jnd.watershed_ift(c, m, structure)
+
+    eager = call(jnp.asarray(costs[1]), jnp.asarray(markers[1]))
+    jitted = jax.jit(call)(jnp.asarray(costs[1]), jnp.asarray(markers[1]))
+    mapped = jax.jit(jax.vmap(call))(jnp.asarray(costs), jnp.asarray(markers))
+    for got, expected in ((eager, want[1]), (jitted, want[1]),
+                          (mapped, want)):
+        assert isinstance(got, jax.Array) and got.dtype == np.int16
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_dask_label_across_chunks_equals_scipy():

@@ -1,22 +1,26 @@
 """`watershed_ift`: SciPy's sequential bucket-queue algorithm, on the host.
 
 Its result depends on the exact order in which equal-cost points leave the
-queue, which no parallel formulation reproduces, so :func:`_watershed_host`
-follows SciPy's ``NI_WatershedIFT`` step for step and the function is not
-traceable.
+queue (SciPy's lists keep stale ends, which reorder it further), which no
+parallel formulation reproduces, so :func:`_watershed_host` follows
+SciPy's ``NI_WatershedIFT`` step for step.  Traced input (under ``jit`` or
+``vmap``) reaches it through :func:`jax.pure_callback`, one example at a
+time under ``vmap``; the labels then return to the trace's device.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
+import jax
 import numpy as np
 
 from jaxndimage._canvas import like_input
-from jaxndimage._dispatch import as_array, ndimage_function
+from jaxndimage._dispatch import as_array, as_numpy, ndimage_function
 from jaxndimage._measurements._dispatch import MeasurementPlan
-from jaxndimage._measurements._results import _host
+from jaxndimage._measurements._results import _is_traced
 from jaxndimage._plans import Planned
 from jaxndimage._structures import _check_structure
 from jaxndimage._support import OutputArray, output_dtype
@@ -135,14 +139,29 @@ class WatershedPlan(MeasurementPlan):
     dtype: np.dtype
 
 
-def _run_watershed(plan: WatershedPlan, image: np.ndarray,
-                   markers: np.ndarray, input: Any) -> Any:
-    """The kernel of a :class:`WatershedPlan` (host arrays; the result as
-    the kind of array ``input`` is)."""
-    result = np.empty(image.shape, plan.dtype)
+def _labels_on_host(plan: WatershedPlan, dtype: np.dtype, image: Any,
+                    markers: Any) -> np.ndarray:
+    """:func:`_watershed_host` of host ``image`` and ``markers``: the
+    labels in ``dtype``."""
+    result = np.empty(np.shape(image), dtype)
     _watershed_host(np.asarray(image), np.asarray(markers), plan.offsets,
                     result)
-    return like_input(result, input)
+    return result
+
+
+def _run_watershed(plan: WatershedPlan, image: Any, markers: Any,
+                   input: Any) -> Any:
+    """The kernel of a :class:`WatershedPlan`: host arrays computed here,
+    the result as the kind of array ``input`` is; traced ones by a host
+    callback in the trace (labels in ``plan.dtype`` as JAX stores it)."""
+    if _is_traced(image) or _is_traced(markers):
+        dtype = np.dtype(jax.dtypes.canonicalize_dtype(plan.dtype))
+        return jax.pure_callback(
+            functools.partial(_labels_on_host, plan, dtype),
+            jax.ShapeDtypeStruct(image.shape, dtype), image, markers,
+            vmap_method="sequential")
+    return like_input(_labels_on_host(plan, plan.dtype, image, markers),
+                      input)
 
 
 @ndimage_function("input", "markers", reject_float16=False, planned=True)
@@ -152,7 +171,8 @@ def watershed_ift(input, markers, structure=None, output=None):
     SciPy's algorithm, run on the host: every point takes the label of the
     marker it is reached from along the path whose largest step
     ``|input[p] - input[q]|`` is smallest, with SciPy's order among equal
-    costs, so the result equals SciPy's exactly. Not traceable.
+    costs, so the result equals SciPy's exactly. Under ``jit`` and
+    ``vmap`` it runs as a host callback (one example at a time).
 
     Parameters
     ----------
@@ -208,9 +228,10 @@ def watershed_ift(input, markers, structure=None, output=None):
     else:
         output = markers.dtype
     dtype = output_dtype(output, markers.dtype, shape=input.shape)
-    why = "SciPy's sequential queue order decides its result"
-    image = _host(input, "watershed_ift", why)
-    marks = _host(markers, "watershed_ift", why)
+    if _is_traced(input) or _is_traced(markers):
+        image, marks = input, markers  # for a host callback in the trace
+    else:
+        image, marks = as_numpy(input), as_numpy(markers)
     if dtype.kind not in "iu":
         raise RuntimeError("data type not supported")
     offsets = tuple(tuple(int(p) - 1 for p in position)
