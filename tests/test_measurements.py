@@ -391,7 +391,7 @@ def test_statistics_trace_with_a_static_index_length():
     lambda x: jnd.find_objects(x),
     lambda x: jnd.value_indices(x),
     lambda x: jnd.histogram(x, 0, 9, 3, x, [1, 2]),
-    lambda x: jnd.labeled_comprehension(x, x, [1], np.sum, float, 0),
+    lambda x: jnd.labeled_comprehension(x, x, None, np.sum, float, 0),
 ])
 def test_host_built_results_raise_type_error_in_a_trace(call):
     with pytest.raises(TypeError, match="jit"):
@@ -537,6 +537,35 @@ def test_watershed_ift_under_jit_and_vmap_equals_scipy(structure):
     for got, expected in ((eager, want[1]), (jitted, want[1]),
                           (mapped, want)):
         assert isinstance(got, jax.Array) and got.dtype == np.int16
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("index, func, positions", [
+    ([1, 2, 3, 9], np.mean, False),   # a label that does not occur
+    (2, np.max, False),               # a scalar index: a scalar result
+    ([3, 1], lambda v, p: (v * p).sum(), True),
+])
+def test_labeled_comprehension_under_jit_and_vmap_equals_scipy(
+        index, func, positions):
+    # The user's function runs on the host as a callback in the trace, on
+    # the values in SciPy's order: eager JAX input's results, to the bit.
+    rng = np.random.default_rng(6)
+    values = rng.random((3, 14, 17)).astype(np.float32)
+    labels = (rng.random((3, 14, 17)) * 4).astype(np.int32)
+
+    def call(v, lab):
+        return jnd.labeled_comprehension(v, lab, index, func, np.float64,
+                                         -1.0, pass_positions=positions)
+
+    want = np.stack([ndi.labeled_comprehension(
+        v, lab, index, func, np.float64, -1.0, pass_positions=positions)
+        for v, lab in zip(values, labels)]).astype(np.float32)
+    eager = call(jnp.asarray(values[2]), jnp.asarray(labels[2]))
+    jitted = jax.jit(call)(jnp.asarray(values[2]), jnp.asarray(labels[2]))
+    mapped = jax.jit(jax.vmap(call))(jnp.asarray(values), jnp.asarray(labels))
+    for got, expected in ((eager, want[2]), (jitted, want[2]),
+                          (mapped, want)):
+        assert isinstance(got, jax.Array) and got.dtype == np.float32
         np.testing.assert_array_equal(got, expected)
 
 

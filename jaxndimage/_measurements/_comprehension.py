@@ -1,9 +1,12 @@
 """`labeled_comprehension`: a user's function applied to each labelled
 region, on the host.
 
-The points are sorted by label (stably, on device) and each index
-element's run of that order handed to the function as numpy arrays, in
-raster order; not traceable.  dask arguments are computed first.
+The points are sorted by label as SciPy sorts them and each index
+element's run of that order handed to the function as numpy arrays.  In a
+trace (``jit``, ``vmap``) a call over an index, whose length is the
+result's, runs on the host as a callback; without labels or an index the
+result has whatever shape the function returns, and a trace is refused.
+dask arguments are computed first.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+import jax.numpy as jnp
 import numpy as np
 
 from jaxndimage import _distributed
@@ -19,7 +23,13 @@ from jaxndimage._dispatch import as_numpy
 from jaxndimage._docstrings import docfiller
 from jaxndimage._measurements._dispatch import MeasurementPlan
 from jaxndimage._measurements._groups import _check_comprehension_index
-from jaxndimage._measurements._results import _host, _is_traced, _like, _to_dask
+from jaxndimage._measurements._results import (
+    _host,
+    _is_traced,
+    _like,
+    _on_host_in_trace,
+    _to_dask,
+)
 from jaxndimage._plans import Planned, run
 
 
@@ -54,7 +64,8 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default,
     -------
     result : ndarray or scalar
         `func`'s results, one per element of `index`. `func` runs on the
-        host, so this is not traceable.
+        host; under ``jit`` or ``vmap`` (which need `labels`, `index` and
+        a numeric `out_dtype`) as a host callback.
 
     %(examples_measurements)s
     >>> labels, n = jaxndimage.label(a)
@@ -93,6 +104,9 @@ def _plan_labeled_comprehension(input, labels, index, func, out_dtype,
     """The shell of `labeled_comprehension` (for concrete, non-dask
     arrays): the checks, in SciPy's order, and the host arrays."""
     why = "it calls a Python function on each region"
+    if any(_is_traced(a) for a in (input, labels, index)):
+        return _traced_comprehension(input, labels, index, func, out_dtype,
+                                     default, pass_positions)
     template = next((a for a in (input, labels) if hasattr(a, "shape")
                      and not isinstance(a, np.ndarray)), None)
     values = np.asarray(_host(input, "labeled_comprehension", why))
@@ -127,6 +141,36 @@ def _plan_labeled_comprehension(input, labels, index, func, out_dtype,
                    scalar, np.dtype(out_dtype))
 
 
+def _traced_comprehension(input, labels, index, func, out_dtype, default,
+                          pass_positions) -> Any:
+    """`labeled_comprehension` of traced arrays: the checks of the
+    concrete route, then its kernel on the host as a callback in the
+    trace, its result of the index's length."""
+    if labels is None or index is None or np.dtype(out_dtype) == object:
+        raise TypeError(
+            "labeled_comprehension: cannot be traced by jit/vmap/grad "
+            "without labels, an index and a numeric out_dtype (the result "
+            "then has the function's own shape or objects); call it on "
+            "concrete arrays (outside the transformation)")
+    values, labels = jnp.asarray(input), jnp.asarray(labels)
+    try:
+        shape = np.broadcast_shapes(values.shape, labels.shape)
+    except ValueError:
+        raise ValueError("labels: input and labels must have the same shape "
+                         "(excepting dimensions with width 1)") from None
+    scalar = bool(np.isscalar(index))
+    _check_comprehension_index("labeled_comprehension", index, labels)
+    index = jnp.atleast_1d(jnp.asarray(index)).astype(labels.dtype)
+    plan = ComprehensionPlan(len(shape), "array", False,
+                             bool(pass_positions), np.dtype(out_dtype))
+    result = _on_host_in_trace(
+        lambda *arrays: _run_comprehension(plan, func, default, None,
+                                           *arrays),
+        index.shape, plan.out_dtype, jnp.broadcast_to(values, shape),
+        jnp.broadcast_to(labels, shape), index)
+    return result[0] if scalar else result
+
+
 def _run_comprehension(plan: ComprehensionPlan, func: Callable,
                        default: Any, template: Any, values: np.ndarray,
                        labels: np.ndarray | None = None,
@@ -159,11 +203,9 @@ def _run_comprehension(plan: ComprehensionPlan, func: Callable,
         args = (flat_values[low:high],) + (
             (flat_positions[low:high],) if plan.pass_positions else ())
         result.flat[order[i]] = func(*args)
-    if plan.scalar:
-        return result.flat[0]
     if template is not None and result.dtype != object:
-        return _like(template, result)
-    return result
+        result = _like(template, result)
+    return result[0] if plan.scalar else result
 
 
 def _comprehension_groups(values, labels, index, pass_positions):

@@ -7,7 +7,10 @@ library; dask input dask arrays (:func:`_to_dask`).  The measurements'
 *finish* steps (``finish(result, bound)``, see
 :func:`._dispatch._measurement`) build their Python structures with these
 helpers; :func:`_host` raises a TypeError that names the function and why
-where such a structure would need a traced value.
+where such a structure would need a traced value.  A function whose result
+is an array of a known shape but is computed on the host (a user's
+function, SciPy's sequential queue) runs in a trace as a host callback
+(:func:`_on_host_in_trace`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,23 @@ from jaxndimage._dispatch import as_numpy, is_jax_array
 
 def _is_traced(value: Any) -> bool:
     return isinstance(value, jax.core.Tracer)
+
+
+def _on_host_in_trace(compute: Any, shape: tuple[int, ...], dtype: Any,
+                      *arrays: Any) -> jax.Array:
+    """``compute(*arrays)``, a numpy array of ``shape`` and ``dtype``,
+    called on the host from inside a trace (:func:`jax.pure_callback`;
+    once per example under ``vmap``): the result in ``dtype`` as JAX
+    stores it (float32 for float64 with JAX's 64-bit types off)."""
+    dtype = np.dtype(jax.dtypes.canonicalize_dtype(dtype))
+
+    def on_host(*values: Any) -> np.ndarray:
+        # JAX hands the callback its arrays as (CPU) JAX arrays.
+        result = compute(*(np.asarray(value) for value in values))
+        return np.asarray(result).astype(dtype, copy=False)
+
+    return jax.pure_callback(on_host, jax.ShapeDtypeStruct(shape, dtype),
+                             *arrays, vmap_method="sequential")
 
 
 def _host(value: Any, function: str, why: str) -> np.ndarray:

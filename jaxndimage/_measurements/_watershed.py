@@ -14,13 +14,12 @@ import dataclasses
 import functools
 from typing import Any
 
-import jax
 import numpy as np
 
 from jaxndimage._canvas import like_input
 from jaxndimage._dispatch import as_array, as_numpy, ndimage_function
 from jaxndimage._measurements._dispatch import MeasurementPlan
-from jaxndimage._measurements._results import _is_traced
+from jaxndimage._measurements._results import _is_traced, _on_host_in_trace
 from jaxndimage._plans import Planned
 from jaxndimage._structures import _check_structure
 from jaxndimage._support import OutputArray, output_dtype
@@ -139,11 +138,10 @@ class WatershedPlan(MeasurementPlan):
     dtype: np.dtype
 
 
-def _labels_on_host(plan: WatershedPlan, dtype: np.dtype, image: Any,
-                    markers: Any) -> np.ndarray:
-    """:func:`_watershed_host` of host ``image`` and ``markers``: the
-    labels in ``dtype``."""
-    result = np.empty(np.shape(image), dtype)
+def _labels_on_host(plan: WatershedPlan, image: Any, markers: Any
+                    ) -> np.ndarray:
+    """:func:`_watershed_host` of host ``image`` and ``markers``."""
+    result = np.empty(np.shape(image), plan.dtype)
     _watershed_host(np.asarray(image), np.asarray(markers), plan.offsets,
                     result)
     return result
@@ -153,15 +151,12 @@ def _run_watershed(plan: WatershedPlan, image: Any, markers: Any,
                    input: Any) -> Any:
     """The kernel of a :class:`WatershedPlan`: host arrays computed here,
     the result as the kind of array ``input`` is; traced ones by a host
-    callback in the trace (labels in ``plan.dtype`` as JAX stores it)."""
+    callback in the trace."""
     if _is_traced(image) or _is_traced(markers):
-        dtype = np.dtype(jax.dtypes.canonicalize_dtype(plan.dtype))
-        return jax.pure_callback(
-            functools.partial(_labels_on_host, plan, dtype),
-            jax.ShapeDtypeStruct(image.shape, dtype), image, markers,
-            vmap_method="sequential")
-    return like_input(_labels_on_host(plan, plan.dtype, image, markers),
-                      input)
+        return _on_host_in_trace(
+            functools.partial(_labels_on_host, plan), image.shape,
+            plan.dtype, image, markers)
+    return like_input(_labels_on_host(plan, image, markers), input)
 
 
 @ndimage_function("input", "markers", reject_float16=False, planned=True)
