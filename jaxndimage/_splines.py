@@ -41,6 +41,7 @@ float64 (numpy route)               1.0e-15
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -268,30 +269,28 @@ def _recurse(c: np.ndarray, z: float, anticausal: bool = False,
         carried += powers[:len(carried)] * c[start - 1]
 
 
-def _filter_axis_on_host(x: np.ndarray, order: int, axis: int,
-                         extension: str, compute: np.dtype) -> np.ndarray:
-    """SciPy's prefilter of ``x`` along ``axis`` in numpy, in ``compute``
-    (a new array), by :func:`_filter_lines`.  Nothing is compiled; results
-    agree with SciPy's to rounding.
+def _filter_lines_on_host(lines: np.ndarray, order: int,
+                          extension: str) -> None:
+    """SciPy's prefilter of each column of the 2-D ``lines`` in place, by
+    :func:`_filter_lines`.  Nothing is compiled; results agree with
+    SciPy's to rounding.
 
     SciPy's recursions carry a NaN or an infinity to the ends of its
     line; the carries between segments stop at their reach, so lines
     holding one are filtered again from their samples, whole.  As in
     SciPy's C, arithmetic on them warns of nothing."""
-    c = np.array(np.moveaxis(x, axis, 0), dtype=compute, order="C")
-    n = c.shape[0]
-    if n <= 1 or c.size == 0:
-        return np.moveaxis(c, 0, axis)
-    lines = c.reshape(n, -1)
-    finite = np.isfinite(lines)
-    whole = None if finite.all() else np.flatnonzero(~finite.all(axis=0))
-    kept = None if whole is None else lines[:, whole]
     with np.errstate(all="ignore"):
+        # One sum finds that every sample is finite, without a mask of
+        # the lines (a sum that overflows looks for them too).
+        whole = None
+        if not np.isfinite(np.sum(lines)):
+            finite = np.isfinite(lines).all(axis=0)
+            whole = None if finite.all() else np.flatnonzero(~finite)
+        kept = None if whole is None else lines[:, whole]
         _filter_lines(lines, order, extension)
         if whole is not None:
             _filter_lines(kept, order, extension, whole=True)
             lines[:, whole] = kept
-    return np.moveaxis(c, 0, axis)
 
 
 def _filter_lines(lines: np.ndarray, order: int, extension: str,
@@ -323,7 +322,7 @@ def _causal_start(c: np.ndarray, z: float, extension: str) -> np.ndarray:
     SciPy's NaN where SciPy multiplies it by 0 or adds it to an infinity
     of the other sign.  Summed in another order than SciPy's loop, so for
     the lines that hold a NaN or an infinity, whose every coefficient is
-    then one too (:func:`_filter_axis_on_host`)."""
+    then one too (:func:`_filter_lines_on_host`)."""
     n = len(c)
     powers = np.cumprod(np.full(n, z))[:, None]  # z**1 ... z**n
     if extension == "wrap":
@@ -358,13 +357,37 @@ def _filter_on_host(x: np.ndarray, order: int, axes: Sequence[int],
                     extension: str, out_dtype: np.dtype,
                     compute: np.dtype) -> np.ndarray:
     """:func:`_spline_filter` of a numpy array in numpy, one axis after the
-    other (:func:`_filter_axis_on_host`), each pass stored in
-    ``out_dtype``; nothing is compiled."""
-    for axis in axes:
-        x = _filter_axis_on_host(x, order, axis, extension, np.dtype(compute))
-        if x.dtype != out_dtype:  # (each pass is a new array)
-            x = cast_like_c(x, out_dtype)
-    return np.ascontiguousarray(x)
+    other (:func:`_filter_lines_on_host`), each pass stored in
+    ``out_dtype``; nothing is compiled.
+
+    The passes run in place on one C-ordered copy in ``compute``: along
+    the first axis its lines are its columns; along another axis they are
+    copied, transposed, into one scratch array that every such axis
+    reuses, and back.  A new array costs its page faults, about as much as
+    a pass over it."""
+    out_dtype, compute = np.dtype(out_dtype), np.dtype(compute)
+    c = np.array(x, dtype=compute, order="C")
+    scratch = None
+    for k, axis in enumerate(axes):
+        n = c.shape[axis]
+        if n > 1 and c.size:
+            if axis == 0:
+                _filter_lines_on_host(c.reshape(n, -1), order, extension)
+            else:
+                before = math.prod(c.shape[:axis])
+                if scratch is None:
+                    scratch = np.empty(c.size, compute)
+                lines = scratch.reshape(n, before, -1)
+                along = c.reshape(before, n, -1).transpose(1, 0, 2)
+                np.copyto(lines, along)
+                _filter_lines_on_host(lines.reshape(n, -1), order, extension)
+                np.copyto(along, lines)
+        if out_dtype != compute:
+            rounded = cast_like_c(c, out_dtype)
+            if k == len(axes) - 1:
+                return rounded
+            c[...] = rounded
+    return c
 
 
 def _host_pad(x: np.ndarray, axis: int, width: int, mode: str,
