@@ -517,6 +517,19 @@ def test_watershed_ift_equals_scipy_and_checks_its_arguments():
         jnd.watershed_ift(image, markers[:2])
 
 
+def _assert_eager_jit_and_vmap(call, stacks, want, dtype, example=1):
+    """``call`` of JAX arrays, eager and under ``jit`` for one example of
+    the ``stacks`` and under ``jit`` of ``vmap`` for all of them, gives
+    ``want`` (one result per example) as JAX arrays of ``dtype``."""
+    stacks = [jnp.asarray(stack) for stack in stacks]
+    one = [stack[example] for stack in stacks]
+    for got, expected in ((call(*one), want[example]),
+                          (jax.jit(call)(*one), want[example]),
+                          (jax.jit(jax.vmap(call))(*stacks), want)):
+        assert isinstance(got, jax.Array) and got.dtype == dtype
+        np.testing.assert_array_equal(got, expected)
+
+
 @pytest.mark.parametrize("structure", [None, np.ones((3, 3), bool)])
 def test_watershed_ift_under_jit_and_vmap_equals_scipy(structure):
     # The queue runs as a host callback in the trace, once per example
@@ -530,16 +543,9 @@ def test_watershed_ift_under_jit_and_vmap_equals_scipy(structure):
     want = np.stack([ndi.watershed_ift(c, m, structure)
                      for c, m in zip(costs, markers)])
 
-    def call(c, m):
-        return jnd.watershed_ift(c, m, structure)
-
-    eager = call(jnp.asarray(costs[1]), jnp.asarray(markers[1]))
-    jitted = jax.jit(call)(jnp.asarray(costs[1]), jnp.asarray(markers[1]))
-    mapped = jax.jit(jax.vmap(call))(jnp.asarray(costs), jnp.asarray(markers))
-    for got, expected in ((eager, want[1]), (jitted, want[1]),
-                          (mapped, want)):
-        assert isinstance(got, jax.Array) and got.dtype == np.int16
-        np.testing.assert_array_equal(got, expected)
+    _assert_eager_jit_and_vmap(
+        lambda c, m: jnd.watershed_ift(c, m, structure), (costs, markers),
+        want, np.int16)
 
 
 @pytest.mark.parametrize("index, func, positions", [
@@ -555,20 +561,14 @@ def test_labeled_comprehension_under_jit_and_vmap_equals_scipy(
     values = rng.random((3, 14, 17)).astype(np.float32)
     labels = (rng.random((3, 14, 17)) * 4).astype(np.int32)
 
-    def call(v, lab):
-        return jnd.labeled_comprehension(v, lab, index, func, np.float64,
-                                         -1.0, pass_positions=positions)
+    def call(module, v, lab):
+        return module.labeled_comprehension(
+            v, lab, index, func, np.float64, -1.0, pass_positions=positions)
 
-    want = np.stack([ndi.labeled_comprehension(
-        v, lab, index, func, np.float64, -1.0, pass_positions=positions)
-        for v, lab in zip(values, labels)]).astype(np.float32)
-    eager = call(jnp.asarray(values[2]), jnp.asarray(labels[2]))
-    jitted = jax.jit(call)(jnp.asarray(values[2]), jnp.asarray(labels[2]))
-    mapped = jax.jit(jax.vmap(call))(jnp.asarray(values), jnp.asarray(labels))
-    for got, expected in ((eager, want[2]), (jitted, want[2]),
-                          (mapped, want)):
-        assert isinstance(got, jax.Array) and got.dtype == np.float32
-        np.testing.assert_array_equal(got, expected)
+    want = np.stack([call(ndi, v, lab) for v, lab in zip(values, labels)])
+    _assert_eager_jit_and_vmap(lambda v, lab: call(jnd, v, lab),
+                               (values, labels), want.astype(np.float32),
+                               np.float32, example=2)
 
 
 def test_dask_label_across_chunks_equals_scipy():
