@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Callable
 from typing import Any
 
 import array_api_compat
@@ -31,7 +32,8 @@ def _is_traced(value: Any) -> bool:
     return isinstance(value, jax.core.Tracer)
 
 
-def _on_host_in_trace(compute: Any, shape: tuple[int, ...], dtype: Any,
+def _on_host_in_trace(compute: Callable[..., Any], shape: tuple[int, ...],
+                      dtype: Any,
                       *arrays: Any) -> jax.Array:
     """``compute(*arrays)``, a numpy array of ``shape`` and ``dtype``,
     called on the host from inside a trace (:func:`jax.pure_callback`;
