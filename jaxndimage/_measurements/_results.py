@@ -33,8 +33,7 @@ def _is_traced(value: Any) -> bool:
 
 
 def _on_host_in_trace(compute: Callable[..., Any], shape: tuple[int, ...],
-                      dtype: Any,
-                      *arrays: Any) -> jax.Array:
+                      dtype: Any, *arrays: Any) -> jax.Array:
     """``compute(*arrays)``, a numpy array of ``shape`` and ``dtype``,
     called on the host from inside a trace (:func:`jax.pure_callback`;
     once per example under ``vmap``): the result in ``dtype`` as JAX
